@@ -1,0 +1,140 @@
+package dev.corral.server.tree;
+
+import dev.corral.proto.internal.ExpireNode;
+import dev.corral.proto.internal.Txn;
+import dev.corral.proto.v1.OpResult;
+import dev.corral.proto.v1.Request;
+import dev.corral.proto.v1.Response;
+import dev.corral.proto.v1.Stat;
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The znode tree and the sessions that own its ephemeral nodes. Not
+ * thread-safe: the server core serializes access with a read/write lock.
+ * {@link #apply} is pure and deterministic (no clock, no randomness, no I/O):
+ * replicas that apply the same txns have equal {@link #digest}s.
+ */
+public final class DataTree {
+  private final TreeState state;
+  private long lastZxid;
+
+  /** An empty tree: just the root "/", no sessions, last zxid 0. */
+  public DataTree() {
+    this(new TreeState(), 0);
+  }
+
+  DataTree(TreeState state, long lastZxid) {
+    this.state = state;
+    this.lastZxid = lastZxid;
+  }
+
+  /**
+   * Applies one txn at {@code zxid}; {@code timeMs} is the log entry's time.
+   * Domain failures are answered in the result's response (with
+   * {@code zxid}), and a failed txn changes nothing. Afterwards
+   * {@link #lastZxid()} is {@code zxid}.
+   *
+   * @throws IllegalArgumentException if {@code zxid} is not greater than {@link #lastZxid()}
+   */
+  public TxnResult apply(long zxid, long timeMs, Txn txn) {
+    if (zxid <= lastZxid) {
+      throw new IllegalArgumentException("zxid " + zxid + " is not after the last applied zxid " + lastZxid);
+    }
+    TxnResult result = new Applier(state, zxid, timeMs).apply(txn);
+    lastZxid = zxid;
+    return result;
+  }
+
+  /**
+   * Answers exists / get_data / get_children at {@link #lastZxid()} (watch
+   * flags are ignored here).
+   *
+   * @throws IllegalArgumentException for any other operation
+   */
+  public Response read(Request request) {
+    OpResult result = switch (request.getOpCase()) {
+      case EXISTS -> Reader.exists(state, request.getExists().getPath());
+      case GET_DATA -> Reader.getData(state, request.getGetData().getPath());
+      case GET_CHILDREN -> Reader.getChildren(state, request.getGetChildren().getPath());
+      default -> throw new IllegalArgumentException("not a read: " + request.getOpCase());
+    };
+    return Responses.single(lastZxid, result);
+  }
+
+  /** The node's Stat, or empty if there is no node at {@code path}. */
+  public Optional<Stat> stat(String path) {
+    return Optional.ofNullable(state.node(path)).map(Node::stat);
+  }
+
+  /** The zxid of the last applied txn (0 for a new tree). */
+  public long lastZxid() {
+    return lastZxid;
+  }
+
+  /** Number of nodes, the root included. */
+  public int nodeCount() {
+    return state.nodeCount();
+  }
+
+  /** The open session with that id, or empty if it was never opened or is closed. */
+  public Optional<SessionRecord> session(long sessionId) {
+    return Optional.ofNullable(state.session(sessionId));
+  }
+
+  /** The open sessions, in id order (a copy). */
+  public Collection<SessionRecord> sessions() {
+    return List.copyOf(state.sortedSessions());
+  }
+
+  /**
+   * TTL nodes with no children whose TTL has passed at {@code nowMs}
+   * ({@code nowMs - mtime > ttl}), in path order, as txns to propose.
+   */
+  public List<ExpireNode> expiredTtlNodes(long nowMs) {
+    List<String> paths = new ArrayList<>();
+    for (String path : state.ttlPaths()) {
+      if (state.node(path).ttlExpired(nowMs)) {
+        paths.add(path);
+      }
+    }
+    paths.sort(Paths.UTF8_ORDER);
+    List<ExpireNode> expired = new ArrayList<>(paths.size());
+    for (String path : paths) {
+      expired.add(ExpireNode.newBuilder().setPath(path).setMzxid(state.node(path).mzxid()).build());
+    }
+    return expired;
+  }
+
+  /**
+   * An immutable view of the tree now, to be written later on any thread.
+   * Costs one pointer copy per node.
+   */
+  public TreeSnapshot snapshot() {
+    return new TreeSnapshot(state.copyNodes(), state.sortedSessions(), lastZxid);
+  }
+
+  /**
+   * Reads a tree written by {@link TreeSnapshot#writeTo}. Reads exactly the
+   * snapshot's bytes, so pass a buffered stream.
+   *
+   * @throws IOException if the stream fails, ends early, or holds a snapshot
+   *     with a bad checksum, an unknown format or an inconsistent tree
+   */
+  public static DataTree load(InputStream in) throws IOException {
+    return SnapshotCodec.read(in);
+  }
+
+  /**
+   * A deterministic 64-bit hash of every node (path, data, stat, mode, TTL)
+   * and every session, independent of the order they were added in: equal
+   * trees have equal digests on every replica.
+   */
+  public long digest() {
+    return state.digest();
+  }
+}

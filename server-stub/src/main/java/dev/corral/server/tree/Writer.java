@@ -1,0 +1,221 @@
+package dev.corral.server.tree;
+
+import static dev.corral.proto.v1.ErrorCode.BAD_VERSION;
+import static dev.corral.proto.v1.ErrorCode.INVALID_ARGUMENT;
+import static dev.corral.proto.v1.ErrorCode.NODE_EXISTS;
+import static dev.corral.proto.v1.ErrorCode.NOT_EMPTY;
+import static dev.corral.proto.v1.ErrorCode.NO_CHILDREN_FOR_EPHEMERALS;
+import static dev.corral.proto.v1.ErrorCode.NO_NODE;
+
+import dev.corral.proto.v1.CheckRequest;
+import dev.corral.proto.v1.CheckResult;
+import dev.corral.proto.v1.CreateMode;
+import dev.corral.proto.v1.CreateRequest;
+import dev.corral.proto.v1.CreateResult;
+import dev.corral.proto.v1.DeleteRequest;
+import dev.corral.proto.v1.DeleteResult;
+import dev.corral.proto.v1.Error;
+import dev.corral.proto.v1.EventType;
+import dev.corral.proto.v1.OpResult;
+import dev.corral.proto.v1.SetDataRequest;
+import dev.corral.proto.v1.SetDataResult;
+import dev.corral.proto.v1.WatchEvent;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * The write operations of one change (one zxid): each returns an
+ * {@link OpResult} (an error case on failure) and appends the events it
+ * caused. A failed operation may leave partial edits; the caller rolls the
+ * change back.
+ */
+final class Writer {
+  private final TreeState state;
+  private final long zxid;
+  private final long timeMs;
+  private final long sessionId;
+  private final List<WatchEvent> events = new ArrayList<>();
+
+  Writer(TreeState state, long zxid, long timeMs, long sessionId) {
+    this.state = state;
+    this.zxid = zxid;
+    this.timeMs = timeMs;
+    this.sessionId = sessionId;
+  }
+
+  List<WatchEvent> events() {
+    return events;
+  }
+
+  OpResult create(CreateRequest request) {
+    Optional<Error> invalid = RequestValidator.checkCreateArguments(request);
+    if (invalid.isPresent()) {
+      return failure(invalid.get());
+    }
+    String path = request.getPath();
+    boolean sequential = Modes.isSequential(request.getMode());
+    String parent = sequential ? Paths.parent(path + "0") : Paths.parent(path);
+    if (parent == null) {
+      return failure(Errors.of(NODE_EXISTS, "the root node always exists", path));
+    }
+    if (request.hasParentMode()) {
+      Optional<Error> failed = createAncestors(parent, request.getParentMode());
+      if (failed.isPresent()) {
+        return failure(failed.get());
+      }
+    }
+    Node parentNode = state.node(parent);
+    if (parentNode == null) {
+      return failure(Errors.of(NO_NODE, "parent node " + parent + " does not exist", parent));
+    }
+    if (Modes.isEphemeral(parentNode.mode())) {
+      return failure(noChildrenForEphemerals(parent));
+    }
+    String actual = sequential ? path + String.format(Locale.ROOT, "%010d", parentNode.cversion()) : path;
+    if (state.node(actual) != null) {
+      return failure(Errors.of(NODE_EXISTS, "node " + actual + " already exists", actual));
+    }
+    CreateMode mode = request.getMode();
+    long owner = Modes.isEphemeral(mode) ? sessionId : 0;
+    byte[] data = request.getData().isEmpty() ? Node.NO_DATA : request.getData().toByteArray();
+    Node node = Node.created(data, zxid, timeMs, owner, mode, request.getTtlMs());
+    add(parent, actual, node);
+    return OpResult.newBuilder()
+        .setCreate(CreateResult.newBuilder().setPath(actual).setStat(node.stat()))
+        .build();
+  }
+
+  OpResult delete(DeleteRequest request) {
+    String path = request.getPath();
+    Optional<Error> invalid = PathRules.check(path, false);
+    if (invalid.isPresent()) {
+      return failure(invalid.get());
+    }
+    if (path.equals(Paths.ROOT)) {
+      return failure(Errors.of(INVALID_ARGUMENT, "the root node cannot be deleted", path));
+    }
+    Node node = state.node(path);
+    if (node == null) {
+      return failure(noNode(path));
+    }
+    if (!versionMatches(request.getVersion(), node)) {
+      return failure(badVersion(path, request.getVersion(), node));
+    }
+    if (node.numChildren() > 0) {
+      return failure(Errors.of(NOT_EMPTY,
+          "node " + path + " has " + node.numChildren() + " children", path));
+    }
+    remove(path);
+    return OpResult.newBuilder().setDelete(DeleteResult.getDefaultInstance()).build();
+  }
+
+  OpResult setData(SetDataRequest request) {
+    String path = request.getPath();
+    Optional<Error> invalid = PathRules.check(path, false);
+    if (invalid.isPresent()) {
+      return failure(invalid.get());
+    }
+    Node node = state.node(path);
+    if (node == null) {
+      return failure(noNode(path));
+    }
+    if (!versionMatches(request.getVersion(), node)) {
+      return failure(badVersion(path, request.getVersion(), node));
+    }
+    byte[] data = request.getData().isEmpty() ? Node.NO_DATA : request.getData().toByteArray();
+    Node changed = node.withData(data, zxid, timeMs);
+    state.replace(path, changed);
+    events.add(event(EventType.NODE_DATA_CHANGED, path));
+    return OpResult.newBuilder()
+        .setSetData(SetDataResult.newBuilder().setStat(changed.stat()))
+        .build();
+  }
+
+  OpResult check(CheckRequest request) {
+    String path = request.getPath();
+    Optional<Error> invalid = PathRules.check(path, false);
+    if (invalid.isPresent()) {
+      return failure(invalid.get());
+    }
+    Node node = state.node(path);
+    if (node == null) {
+      return failure(noNode(path));
+    }
+    if (!versionMatches(request.getVersion(), node)) {
+      return failure(badVersion(path, request.getVersion(), node));
+    }
+    return OpResult.newBuilder().setCheck(CheckResult.getDefaultInstance()).build();
+  }
+
+  /**
+   * Removes an existing, childless node: updates its parent and removes
+   * container ancestors left without children.
+   */
+  void remove(String path) {
+    String current = path;
+    while (true) {
+      state.remove(current);
+      String parent = Paths.parent(current);
+      Node parentNode = state.node(parent).withChildRemoved(zxid);
+      state.replace(parent, parentNode);
+      events.add(event(EventType.NODE_DELETED, current));
+      events.add(event(EventType.NODE_CHILDREN_CHANGED, parent));
+      if (!Modes.isContainer(parentNode.mode()) || parentNode.numChildren() > 0) {
+        return;
+      }
+      current = parent;
+    }
+  }
+
+  private Optional<Error> createAncestors(String parent, CreateMode mode) {
+    List<String> missing = new ArrayList<>();
+    String ancestor = parent;
+    while (state.node(ancestor) == null) {
+      missing.add(ancestor);
+      ancestor = Paths.parent(ancestor);
+    }
+    if (Modes.isEphemeral(state.node(ancestor).mode())) {
+      return Optional.of(noChildrenForEphemerals(ancestor));
+    }
+    for (int i = missing.size() - 1; i >= 0; i--) {
+      String path = missing.get(i);
+      add(Paths.parent(path), path, Node.created(Node.NO_DATA, zxid, timeMs, 0, mode, 0));
+    }
+    return Optional.empty();
+  }
+
+  private void add(String parent, String path, Node node) {
+    state.insert(path, node);
+    state.replace(parent, state.node(parent).withChildAdded(zxid));
+    events.add(event(EventType.NODE_CREATED, path));
+    events.add(event(EventType.NODE_CHILDREN_CHANGED, parent));
+  }
+
+  private WatchEvent event(EventType type, String path) {
+    return WatchEvent.newBuilder().setType(type).setPath(path).setZxid(zxid).build();
+  }
+
+  private static boolean versionMatches(int expected, Node node) {
+    return expected == -1 || expected == node.version();
+  }
+
+  private static Error badVersion(String path, int expected, Node node) {
+    return Errors.of(BAD_VERSION,
+        "node " + path + " has version " + node.version() + ", expected " + expected, path);
+  }
+
+  private static Error noNode(String path) {
+    return Errors.of(NO_NODE, "node " + path + " does not exist", path);
+  }
+
+  private static Error noChildrenForEphemerals(String parent) {
+    return Errors.of(NO_CHILDREN_FOR_EPHEMERALS,
+        "node " + parent + " is ephemeral and cannot have children", parent);
+  }
+
+  private static OpResult failure(Error error) {
+    return OpResult.newBuilder().setError(error).build();
+  }
+}
