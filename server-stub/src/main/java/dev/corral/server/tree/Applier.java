@@ -52,6 +52,7 @@ final class Applier {
       state.rollback();
       return new TxnResult(response, List.of());
     }
+    writer.removeEmptiedContainers();
     state.commit();
     return new TxnResult(response, writer.events());
   }
@@ -80,6 +81,7 @@ final class Applier {
     List<String> owned = new ArrayList<>(state.ephemeralPaths(sessionId));
     owned.sort(Paths.UTF8_ORDER);
     owned.forEach(writer::remove);
+    writer.removeEmptiedContainers();
     state.removeSession(sessionId);
     Response response = Response.newBuilder()
         .setZxid(zxid)
@@ -93,6 +95,7 @@ final class Applier {
     Writer writer = new Writer(state, zxid, timeMs, 0);
     if (node != null && node.mzxid() == expire.getMzxid() && node.ttlExpired(timeMs)) {
       writer.remove(expire.getPath());
+      writer.removeEmptiedContainers();
     }
     return new TxnResult(Response.newBuilder().setZxid(zxid).build(), writer.events());
   }

@@ -24,6 +24,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The write operations of one change (one zxid): each returns an
@@ -37,6 +39,7 @@ final class Writer {
   private final long timeMs;
   private final long sessionId;
   private final List<WatchEvent> events = new ArrayList<>();
+  private final Set<String> emptiedContainers = new TreeSet<>(Paths.UTF8_ORDER);
 
   Writer(TreeState state, long zxid, long timeMs, long sessionId) {
     this.state = state;
@@ -150,22 +153,35 @@ final class Writer {
   }
 
   /**
-   * Removes an existing, childless node: updates its parent and removes
-   * container ancestors left without children.
+   * Removes an existing, childless node and updates its parent. A container
+   * parent left without children is remembered for {@link #removeEmptiedContainers}.
    */
   void remove(String path) {
-    String current = path;
-    while (true) {
-      state.remove(current);
-      String parent = Paths.parent(current);
-      Node parentNode = state.node(parent).withChildRemoved(zxid);
-      state.replace(parent, parentNode);
-      events.add(event(EventType.NODE_DELETED, current));
-      events.add(event(EventType.NODE_CHILDREN_CHANGED, parent));
-      if (!Modes.isContainer(parentNode.mode()) || parentNode.numChildren() > 0) {
-        return;
+    state.remove(path);
+    String parent = Paths.parent(path);
+    Node parentNode = state.node(parent).withChildRemoved(zxid);
+    state.replace(parent, parentNode);
+    events.add(event(EventType.NODE_DELETED, path));
+    events.add(event(EventType.NODE_CHILDREN_CHANGED, parent));
+    if (Modes.isContainer(parentNode.mode()) && parentNode.numChildren() == 0) {
+      emptiedContainers.add(parent);
+    }
+  }
+
+  /**
+   * Ends the change: removes the containers it left without children (and
+   * container ancestors that this empties in turn). Done once, at the end, so
+   * that later operations of the same multi may still use a container that an
+   * earlier one emptied ("delete /c/a; create /c/b").
+   */
+  void removeEmptiedContainers() {
+    while (!emptiedContainers.isEmpty()) {
+      String container = emptiedContainers.iterator().next();
+      emptiedContainers.remove(container);
+      Node node = state.node(container);
+      if (node != null && Modes.isContainer(node.mode()) && node.numChildren() == 0) {
+        remove(container);
       }
-      current = parent;
     }
   }
 

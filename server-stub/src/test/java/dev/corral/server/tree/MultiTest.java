@@ -143,12 +143,20 @@ class MultiTest {
   }
 
   @Test
-  void containerEmptiedInsideAMultiIsGoneForLaterOps() {
+  void containerEmptiedInsideAMultiStaysForLaterOpsOfThatMulti() {
     h.ok(session, create("/c", CONTAINER));
     h.ok(session, create("/c/a"));
-    Error error = h.fails(session, multi(opDelete("/c/a", -1), opCreate("/c/b", PERSISTENT)), ErrorCode.NO_NODE);
-    assertEquals("/c", error.getPath());
-    assertTrue(h.exists("/c/a"));
+    h.ok(session, multi(opDelete("/c/a", -1), opCreate("/c/b", PERSISTENT)));
+    assertFalse(h.exists("/c/a"));
+    assertTrue(h.exists("/c/b"));
+  }
+
+  @Test
+  void containerLeftEmptyAtTheEndOfAMultiIsRemoved() {
+    h.ok(session, create("/c", CONTAINER));
+    h.ok(session, create("/c/a"));
+    h.ok(session, multi(opCreate("/c/b", PERSISTENT), opDelete("/c/a", -1), opDelete("/c/b", -1)));
+    assertFalse(h.exists("/c"));
   }
 
   @Test
