@@ -1,0 +1,226 @@
+package dev.corral.server.replication;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.corral.proto.internal.LogEntry;
+import dev.corral.server.tree.TreeSnapshot;
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.util.LifeCycle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Ratis state machine over a {@link ReplicatedState}: applies committed
+ * {@link LogEntry}s in log order (the state completes local proposals txn by
+ * txn, through the proposer), moves the last applied index together with the
+ * state (on the apply thread, right after the state's apply), and writes
+ * and loads snapshots in {@link SnapshotStorage}'s files.
+ *
+ * <p>Snapshots Ratis asks for when the log passes its threshold are captured on
+ * the apply thread and written on a background thread; {@link #takeSnapshot()}
+ * only ever reports the index of a snapshot whose file is durable. A snapshot
+ * requested with {@link #writeNextSnapshotNow} is written on the apply thread.
+ */
+final class CorralStateMachine extends BaseStateMachine {
+  private static final Logger LOG = LoggerFactory.getLogger(CorralStateMachine.class);
+  private static final long RETRY_FAILED_SNAPSHOT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+  private final ReplicatedState state;
+  private final GroupCommitProposer proposer;
+  private final SnapshotStorage storage = new SnapshotStorage();
+  private final ExecutorService snapshotWriter = Executors.newSingleThreadExecutor(runnable -> {
+    Thread thread = new Thread(runnable, "corral-snapshot-writer");
+    thread.setDaemon(true);
+    return thread;
+  });
+  private final AtomicBoolean writeNextSnapshotNow = new AtomicBoolean();
+  private final CompletableFuture<Void> leaderReady = new CompletableFuture<>();
+
+  // apply thread only (takeSnapshot runs there)
+  private CompletableFuture<Void> backgroundWrite = CompletableFuture.completedFuture(null);
+  private long reported = -1;
+  private volatile Exception lastSnapshotFailure;
+  private volatile long noBackgroundWriteBefore = System.nanoTime();
+
+  CorralStateMachine(ReplicatedState state, GroupCommitProposer proposer) {
+    this.state = state;
+    this.proposer = proposer;
+  }
+
+  @Override
+  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
+    getLifeCycle().startAndTransition(() -> {
+      super.initialize(server, groupId, raftStorage);
+      storage.init(raftStorage);
+      load(storage.getLatestSnapshot());
+    });
+  }
+
+  /** Before the leader installs a snapshot here: stop serving until {@link #reinitialize()}. */
+  @Override
+  public synchronized void pause() {
+    if (getLifeCycle().compareAndTransition(LifeCycle.State.RUNNING, LifeCycle.State.PAUSING)) {
+      getLifeCycle().transition(LifeCycle.State.PAUSED);
+    }
+  }
+
+  /** After a snapshot install: load the installed snapshot, then run again. */
+  @Override
+  public synchronized void reinitialize() throws IOException {
+    if (getLifeCycleState() == LifeCycle.State.PAUSED) {
+      getLifeCycle().startAndTransition(() -> load(storage.reload()));
+    }
+  }
+
+  @Override
+  public SnapshotStorage getStateMachineStorage() {
+    return storage;
+  }
+
+  @Override
+  public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+    LogEntryProto logEntry = trx.getLogEntry();
+    LogEntry entry = parse(logEntry);
+    proposer.applying(entry);
+    state.apply(logEntry.getIndex(), entry, proposer); // completes our proposers' futures, txn by txn
+    updateLastAppliedTermIndex(logEntry.getTerm(), logEntry.getIndex());
+    return CompletableFuture.completedFuture(Message.EMPTY);
+  }
+
+  /** Answers a ReadIndex request once everything committed before it is applied here. */
+  @Override
+  public CompletableFuture<Message> query(Message request) {
+    return CompletableFuture.completedFuture(Message.EMPTY);
+  }
+
+  @Override
+  public void notifyLeaderReady() {
+    leaderReady.complete(null);
+  }
+
+  /** Completes once this member first became a leader that has committed an entry of its term. */
+  CompletableFuture<Void> leaderReady() {
+    return leaderReady;
+  }
+
+  /** Whether the next {@link #takeSnapshot()} writes on the apply thread and reports the new index. */
+  void writeNextSnapshotNow(boolean now) {
+    writeNextSnapshotNow.set(now);
+  }
+
+  /**
+   * Called by Ratis on the apply thread once the threshold is passed, and on
+   * request. Reports only snapshots whose file is durable: a requested one is
+   * written here and now; otherwise a view is captured here and written in the
+   * background, and a later call reports it (before any new write starts).
+   */
+  @Override
+  public long takeSnapshot() {
+    if (writeNextSnapshotNow.getAndSet(false)) {
+      return report(writeNow());
+    }
+    long durable = storage.latestIndex();
+    boolean writing = !backgroundWrite.isDone();
+    boolean backingOff = System.nanoTime() - noBackgroundWriteBefore < 0;
+    if (writing || durable > reported || backingOff) {
+      return report(durable);
+    }
+    TermIndex last = getLastAppliedTermIndex();
+    if (last != null && last.getIndex() > durable) {
+      TreeSnapshot view = state.snapshot();
+      backgroundWrite = CompletableFuture.runAsync(() -> writeInBackground(last, view), snapshotWriter);
+    }
+    return report(durable);
+  }
+
+  /** Why the last requested snapshot was not written, or null. */
+  Exception lastSnapshotFailure() {
+    return lastSnapshotFailure;
+  }
+
+  private long writeNow() {
+    backgroundWrite.exceptionally(e -> null).join();
+    TermIndex last = getLastAppliedTermIndex();
+    if (last != null && last.getIndex() > storage.latestIndex()) {
+      try {
+        write(last, state.snapshot());
+        lastSnapshotFailure = null;
+      } catch (IOException | RuntimeException e) {
+        lastSnapshotFailure = e;
+      }
+    }
+    return storage.latestIndex();
+  }
+
+  private long report(long index) {
+    reported = index;
+    return index;
+  }
+
+  @Override
+  public void close() throws IOException {
+    getLifeCycle().checkStateAndClose(() -> {
+      snapshotWriter.shutdown();
+      try {
+        if (!snapshotWriter.awaitTermination(1, TimeUnit.MINUTES)) {
+          LOG.error("snapshot writer still running after 1 minute; its snapshot will not be used");
+          snapshotWriter.shutdownNow();
+        }
+      } catch (InterruptedException e) {
+        snapshotWriter.shutdownNow();
+        Thread.currentThread().interrupt();
+      }
+      leaderReady.completeExceptionally(new IOException("state machine closed"));
+    });
+  }
+
+  private void load(SingleFileSnapshotInfo snapshot) throws IOException {
+    if (snapshot == null) {
+      LOG.info("no snapshot; replaying the log from its start");
+      return;
+    }
+    state.restore(SnapshotStorage.read(snapshot));
+    setLastAppliedTermIndex(snapshot.getTermIndex());
+    LOG.info("loaded snapshot {}", snapshot.getFile().getPath());
+  }
+
+  private void write(TermIndex at, TreeSnapshot view) throws IOException {
+    try {
+      storage.write(at, view);
+      LOG.info("wrote snapshot at {}", at);
+    } catch (IOException | RuntimeException e) {
+      LOG.error("failed to write snapshot at {}; it is not recorded", at, e);
+      throw e;
+    }
+  }
+
+  private void writeInBackground(TermIndex at, TreeSnapshot view) {
+    try {
+      write(at, view);
+    } catch (IOException | RuntimeException e) {
+      noBackgroundWriteBefore = System.nanoTime() + RETRY_FAILED_SNAPSHOT_NANOS;
+    }
+  }
+
+  private static LogEntry parse(LogEntryProto logEntry) {
+    try {
+      return LogEntry.parseFrom(logEntry.getStateMachineLogEntry().getLogData().asReadOnlyByteBuffer());
+    } catch (InvalidProtocolBufferException e) {
+      // a corrupt committed entry: stop here rather than diverge (Ratis closes the server)
+      throw new IllegalStateException("log entry " + logEntry.getIndex() + " is not a LogEntry", e);
+    }
+  }
+}

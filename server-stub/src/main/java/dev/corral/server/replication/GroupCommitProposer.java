@@ -1,0 +1,283 @@
+package dev.corral.server.replication;
+
+import dev.corral.proto.internal.LogEntry;
+import dev.corral.proto.internal.Txn;
+import dev.corral.proto.v1.ErrorCode;
+import dev.corral.server.tree.TxnResult;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Group commit: txns proposed by many callers are queued in call order and one
+ * drainer thread packs whatever is queued into one log entry, keeping at most a
+ * few entries in flight, so that under load many txns share one Raft round and
+ * one fsync. Each caller's future completes on the apply thread when the entry
+ * holding its txn has been applied here ({@link #applied}, called by the state).
+ */
+final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(GroupCommitProposer.class);
+
+  /** Puts one entry into the log; the future fails (with any exception) if Ratis did not take or commit it. */
+  interface EntrySubmitter {
+    CompletableFuture<?> submit(LogEntry entry);
+  }
+
+  private record Proposal(Txn txn, CompletableFuture<TxnResult> future) {
+    long id() {
+      return txn.getProposalId();
+    }
+  }
+
+  private final long origin = newOrigin();
+  private final EntrySubmitter submitter;
+  private final Clock clock;
+  private final int maxTxnsPerEntry;
+  private final int maxEntryBytes;
+  private final Duration timeout;
+  private final Semaphore inFlight;
+  private final Map<Long, Proposal> waiting = new ConcurrentHashMap<>();
+  private final ScheduledThreadPoolExecutor timer;
+  private final Thread drainer;
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition queued = lock.newCondition();
+  private final ArrayDeque<Proposal> queue = new ArrayDeque<>(); // guarded by lock
+  private long lastProposalId; // guarded by lock
+  private boolean closed; // guarded by lock
+
+  private volatile long appliedTimeMs; // written by the apply thread
+  private long lastTimeMs; // drainer thread only
+
+  GroupCommitProposer(ReplicationConfig config, EntrySubmitter submitter) {
+    this.submitter = submitter;
+    this.clock = config.clock();
+    this.maxTxnsPerEntry = config.maxTxnsPerEntry();
+    this.maxEntryBytes = config.maxEntryBytes();
+    this.timeout = config.operationTimeout();
+    this.inFlight = new Semaphore(config.maxEntriesInFlight());
+    this.timer = new ScheduledThreadPoolExecutor(1, daemon("corral-proposal-timeouts"));
+    this.timer.setRemoveOnCancelPolicy(true);
+    this.drainer = daemon("corral-group-commit").newThread(this::drain);
+  }
+
+  void start() {
+    drainer.start();
+  }
+
+  /** The random id of this proposer, stamped on every txn it proposes. */
+  long origin() {
+    return origin;
+  }
+
+  CompletableFuture<TxnResult> propose(Txn.Builder builder) {
+    CompletableFuture<TxnResult> future = new CompletableFuture<>();
+    Proposal proposal;
+    lock.lock();
+    try {
+      if (closed) {
+        return CompletableFuture.failedFuture(notReady("the replicator is closed", null));
+      }
+      Txn txn = builder.setOrigin(origin).setProposalId(++lastProposalId).build();
+      proposal = new Proposal(txn, future);
+      waiting.put(proposal.id(), proposal);
+      queue.addLast(proposal);
+      queued.signal();
+    } finally {
+      lock.unlock();
+    }
+    scheduleTimeout(proposal);
+    return future;
+  }
+
+  /**
+   * Completes the future of {@code txn} if this proposer proposed it. Called on
+   * the apply thread, by the state, right after it applied the txn.
+   */
+  @Override
+  public void applied(Txn txn, TxnResult result) {
+    if (txn.getOrigin() == origin) {
+      Proposal proposal = waiting.remove(txn.getProposalId());
+      if (proposal != null) {
+        proposal.future().complete(result);
+      }
+    }
+  }
+
+  /** Tells the proposer the time of an entry being applied: later entries are stamped no earlier. */
+  void applying(LogEntry entry) {
+    appliedTimeMs = Math.max(appliedTimeMs, entry.getTimeMs());
+  }
+
+  /** Stops taking proposals and fails every one not yet applied with NOT_READY. */
+  @Override
+  public void close() {
+    lock.lock();
+    try {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      queued.signalAll();
+    } finally {
+      lock.unlock();
+    }
+    if (Thread.currentThread() != drainer) {
+      drainer.interrupt();
+      try {
+        drainer.join(TimeUnit.SECONDS.toMillis(10));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    ReplicationException closing = notReady("the replicator is closed", null);
+    waiting.values().forEach(p -> fail(p, closing));
+    timer.shutdownNow();
+    try {
+      timer.awaitTermination(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void drain() {
+    try {
+      while (true) {
+        inFlight.acquire();
+        List<Proposal> batch = nextBatch();
+        if (batch == null) {
+          return;
+        }
+        if (batch.isEmpty()) {
+          inFlight.release();
+        } else {
+          submit(batch);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException | Error e) {
+      LOG.error("group commit drainer died; failing queued proposals", e);
+      close();
+      throw e;
+    }
+  }
+
+  /** Waits for queued txns and takes as many as fit one entry; null once closed. */
+  private List<Proposal> nextBatch() throws InterruptedException {
+    lock.lock();
+    try {
+      while (queue.isEmpty() && !closed) {
+        queued.await();
+      }
+      if (closed) {
+        return null;
+      }
+      List<Proposal> batch = new ArrayList<>();
+      long bytes = 0;
+      while (!queue.isEmpty() && batch.size() < maxTxnsPerEntry) {
+        Proposal next = queue.peekFirst();
+        int size = next.txn().getSerializedSize();
+        if (!batch.isEmpty() && bytes + size > maxEntryBytes) {
+          break;
+        }
+        queue.pollFirst();
+        if (!next.future().isDone()) { // timed out while queued: it never enters the log
+          batch.add(next);
+          bytes += size;
+        }
+      }
+      return batch;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private void submit(List<Proposal> batch) {
+    LogEntry.Builder entry = LogEntry.newBuilder().setTimeMs(nextTimeMs());
+    batch.forEach(p -> entry.addTxns(p.txn()));
+    CompletableFuture<?> replied;
+    try {
+      replied = submitter.submit(entry.build());
+    } catch (RuntimeException e) {
+      replied = CompletableFuture.failedFuture(e);
+    }
+    replied.whenComplete((reply, error) -> {
+      inFlight.release();
+      if (error != null) {
+        ReplicationException failure = asReplicationException(error);
+        batch.forEach(p -> fail(p, failure));
+      }
+    });
+  }
+
+  /** Entry timestamps never go backwards, neither here nor behind entries already applied. */
+  private long nextTimeMs() {
+    lastTimeMs = Math.max(Math.max(lastTimeMs, appliedTimeMs), clock.millis());
+    return lastTimeMs;
+  }
+
+  private void scheduleTimeout(Proposal proposal) {
+    try {
+      ScheduledFuture<?> expiry = timer.schedule(() -> fail(proposal, new ReplicationException(
+              ErrorCode.OPERATION_TIMEOUT, "not applied within " + timeout, null)),
+          timeout.toNanos(), TimeUnit.NANOSECONDS);
+      proposal.future().whenComplete((result, error) -> expiry.cancel(false));
+    } catch (RejectedExecutionException e) {
+      // closing concurrently: close() fails every waiting proposal
+    }
+  }
+
+  private void fail(Proposal proposal, ReplicationException failure) {
+    if (waiting.remove(proposal.id(), proposal)) {
+      proposal.future().completeExceptionally(failure);
+    }
+  }
+
+  private static ReplicationException asReplicationException(Throwable error) {
+    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    if (cause instanceof ReplicationException replication) {
+      return replication;
+    }
+    return notReady("the log did not take the entry: " + cause, cause);
+  }
+
+  static ReplicationException notReady(String message, Throwable cause) {
+    return new ReplicationException(ErrorCode.NOT_READY, message, cause);
+  }
+
+  private static long newOrigin() {
+    long origin;
+    do {
+      origin = new SecureRandom().nextLong();
+    } while (origin == 0);
+    return origin;
+  }
+
+  private static ThreadFactory daemon(String name) {
+    return runnable -> {
+      Thread thread = Executors.defaultThreadFactory().newThread(runnable);
+      thread.setName(name);
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+}

@@ -1,0 +1,248 @@
+package dev.corral.server.replication;
+
+import dev.corral.proto.internal.LogEntry;
+import dev.corral.proto.internal.Txn;
+import dev.corral.server.tree.TxnResult;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SnapshotManagementRequest;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@link Replicator} on Apache Ratis: this server's member of a Raft group
+ * (a group of one by default) whose log holds group-committed {@link LogEntry}s
+ * and whose state machine drives a {@link ReplicatedState}. Writes are
+ * submitted in process to the local Ratis server, so a leader pays no network
+ * hop; an entry is acknowledged only after it is fsynced on a majority.
+ *
+ * <p>Lifecycle: {@link #create} builds it, {@link #start()} starts Ratis, loads
+ * the latest snapshot, replays the log after it and (for a group of one) waits
+ * until this member leads; {@link #close()} fails proposals still waiting with
+ * NOT_READY and stops Ratis. Start once; closing twice is harmless.
+ */
+public final class RaftReplicator implements Replicator {
+  private static final Logger LOG = LoggerFactory.getLogger(RaftReplicator.class);
+  private static final long SNAPSHOT_TIMEOUT_MS = TimeUnit.MINUTES.toMillis(5);
+
+  private enum Lifecycle { NEW, STARTING, RUNNING, CLOSED }
+
+  private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.NEW);
+  private final ReplicationConfig config;
+  private final RaftGroup group;
+  private final RaftPeerId selfId;
+  private final ClientId clientId = ClientId.randomId();
+  private final AtomicLong callIds = new AtomicLong();
+  private final GroupCommitProposer proposer;
+  private final CorralStateMachine stateMachine;
+  private final RaftServer server;
+  private volatile RaftServer.Division division;
+
+  private RaftReplicator(ReplicationConfig config, ReplicatedState state) throws IOException {
+    this.config = config;
+    this.selfId = RaftPeerId.valueOf(config.self());
+    this.group = RaftGroup.valueOf(groupId(config.groupName()), peers(config.members()));
+    this.proposer = new GroupCommitProposer(config, this::submit);
+    this.stateMachine = new CorralStateMachine(state, proposer);
+    this.server = RaftServer.newBuilder()
+        .setServerId(selfId)
+        .setGroup(group)
+        .setStateMachine(stateMachine)
+        .setProperties(RatisProperties.of(config))
+        .setOption(RaftStorage.StartupOption.RECOVER)
+        .build();
+  }
+
+  /** A replicator for {@code state}, not yet started. */
+  public static RaftReplicator create(ReplicationConfig config, ReplicatedState state) throws IOException {
+    return new RaftReplicator(config, state);
+  }
+
+  /**
+   * Starts this member: loads the latest snapshot, replays the log after it, and,
+   * in a group of one, waits (at most the configured start timeout) until this
+   * member leads and has applied everything committed. A member of a larger group
+   * returns once started; its proposals fail with NOT_READY until it leads.
+   */
+  public void start() throws IOException, InterruptedException {
+    if (!lifecycle.compareAndSet(Lifecycle.NEW, Lifecycle.STARTING)) {
+      throw new IllegalStateException("start() called on a replicator that is " + lifecycle.get());
+    }
+    try {
+      startRatis();
+      division = server.getDivision(group.getGroupId());
+      proposer.start();
+      if (config.members().size() == 1) {
+        long deadline = System.nanoTime() + config.startTimeout().toNanos();
+        await(stateMachine.leaderReady(), deadline, "become the leader");
+        await(readIndex(), deadline, "apply the committed log");
+      }
+      if (!lifecycle.compareAndSet(Lifecycle.STARTING, Lifecycle.RUNNING)) {
+        throw new IOException("closed while starting");
+      }
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  /** Ratis reports a failed state machine start (e.g. a corrupt snapshot) unchecked. */
+  private void startRatis() throws IOException {
+    try {
+      server.start();
+    } catch (CompletionException e) {
+      throw new IOException("Raft member " + config.self() + " did not start", e.getCause());
+    }
+  }
+
+  @Override
+  public CompletableFuture<TxnResult> propose(Txn.Builder txn) {
+    if (lifecycle.get() != Lifecycle.RUNNING) {
+      return CompletableFuture.failedFuture(notRunning());
+    }
+    return proposer.propose(txn);
+  }
+
+  /** A Raft ReadIndex round, then the local apply up to that index. */
+  @Override
+  public CompletableFuture<Void> sync() {
+    if (lifecycle.get() != Lifecycle.RUNNING) {
+      return CompletableFuture.failedFuture(notRunning());
+    }
+    return readIndex();
+  }
+
+  @Override
+  public boolean isLeader() {
+    RaftServer.Division d = division;
+    return lifecycle.get() == Lifecycle.RUNNING && d != null && d.getInfo().isLeader();
+  }
+
+  /**
+   * Writes a snapshot of everything applied so far, durably, and purges the log
+   * before it; returns once done.
+   *
+   * @throws UncheckedIOException when the snapshot could not be written
+   */
+  @Override
+  public void takeSnapshot() {
+    if (lifecycle.get() != Lifecycle.RUNNING) {
+      throw new IllegalStateException("takeSnapshot() on a replicator that is " + lifecycle.get());
+    }
+    long target = division.getInfo().getLastAppliedIndex();
+    stateMachine.writeNextSnapshotNow(true);
+    try {
+      RaftClientReply reply = server.snapshotManagement(SnapshotManagementRequest.newCreate(
+          clientId, selfId, group.getGroupId(), callIds.incrementAndGet(), SNAPSHOT_TIMEOUT_MS, 1));
+      if (!reply.isSuccess()) {
+        throw new IOException("snapshot failed", reply.getException());
+      }
+      if (reply.getLogIndex() < target) {
+        throw new IOException("no snapshot at index " + target + " (latest " + reply.getLogIndex() + ")",
+            stateMachine.lastSnapshotFailure());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      stateMachine.writeNextSnapshotNow(false); // Ratis found nothing new to snapshot and did not ask
+    }
+  }
+
+  @Override
+  public void close() {
+    Lifecycle previous = lifecycle.getAndSet(Lifecycle.CLOSED);
+    if (previous == Lifecycle.CLOSED) {
+      return;
+    }
+    proposer.close();
+    try {
+      server.close();
+    } catch (IOException e) {
+      LOG.warn("closing the Raft server failed", e);
+    }
+    try {
+      stateMachine.close(); // already closed by Ratis unless the server never started
+    } catch (IOException e) {
+      LOG.warn("closing the state machine failed", e);
+    }
+  }
+
+  private CompletableFuture<?> submit(LogEntry entry) {
+    Message message = Message.valueOf(entry.toByteString().asReadOnlyByteBuffer());
+    return send(newRequest(RaftClientRequest.writeRequestType(), message));
+  }
+
+  private CompletableFuture<Void> readIndex() {
+    return send(newRequest(RaftClientRequest.readRequestType(), Message.EMPTY)).thenApply(reply -> null);
+  }
+
+  private RaftClientRequest newRequest(RaftClientRequest.Type type, Message message) {
+    return RaftClientRequest.newBuilder()
+        .setClientId(clientId)
+        .setServerId(selfId)
+        .setGroupId(group.getGroupId())
+        .setCallId(callIds.incrementAndGet())
+        .setMessage(message)
+        .setType(type)
+        .build();
+  }
+
+  /** Submits in process; fails with NOT_READY when Ratis refuses (not leader, closed, no quorum). */
+  private CompletableFuture<RaftClientReply> send(RaftClientRequest request) {
+    try {
+      return server.submitClientRequestAsync(request).thenApply(reply -> {
+        if (!reply.isSuccess()) {
+          throw GroupCommitProposer.notReady(String.valueOf(reply.getException()), reply.getException());
+        }
+        return reply;
+      });
+    } catch (IOException e) {
+      return CompletableFuture.failedFuture(GroupCommitProposer.notReady(e.toString(), e));
+    }
+  }
+
+  private ReplicationException notRunning() {
+    return GroupCommitProposer.notReady("the replicator is " + lifecycle.get(), null);
+  }
+
+  private void await(CompletableFuture<?> future, long deadlineNanos, String what)
+      throws IOException, InterruptedException {
+    try {
+      future.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      throw new IOException("member " + config.self() + " did not " + what + " within " + config.startTimeout(), e);
+    } catch (ExecutionException e) {
+      throw new IOException("member " + config.self() + " could not " + what, e.getCause());
+    }
+  }
+
+  private static RaftGroupId groupId(String name) {
+    return RaftGroupId.valueOf(UUID.nameUUIDFromBytes(name.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  private static List<RaftPeer> peers(List<RaftMember> members) {
+    return members.stream()
+        .map(m -> RaftPeer.newBuilder().setId(m.id()).setAddress(m.address()).build())
+        .toList();
+  }
+}

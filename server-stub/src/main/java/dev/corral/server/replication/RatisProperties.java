@@ -1,0 +1,57 @@
+package dev.corral.server.replication;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/** Every Ratis setting Corral relies on, in one place, each with its reason. */
+final class RatisProperties {
+  private RatisProperties() {}
+
+  static RaftProperties of(ReplicationConfig config) {
+    RaftProperties p = new RaftProperties();
+    RaftMember self = config.selfMember();
+    RaftServerConfigKeys.setStorageDir(p, List.of(config.dataDir().toFile()));
+    GrpcConfigKeys.Server.setHost(p, self.host());
+    GrpcConfigKeys.Server.setPort(p, self.port());
+
+    // Elections: 1-2 s by default; the Ratis default 150-300 ms loses leaders to GC/JIT pauses.
+    RaftServerConfigKeys.Rpc.setTimeoutMin(p, time(config.electionTimeoutMin()));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(p, time(config.electionTimeoutMax()));
+    RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(p, time(config.electionTimeoutMin()));
+    RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(p, time(config.electionTimeoutMax()));
+
+    // Durability: an entry counts towards commit only after FileChannel.force (the defaults,
+    // stated so that no one flips them): no unsafe flush, no flush completed asynchronously.
+    RaftServerConfigKeys.Log.setUnsafeFlushEnabled(p, false);
+    RaftServerConfigKeys.Log.setAsyncFlushEnabled(p, false);
+    RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(config.logSegmentBytes()));
+    // Closed segments kept in memory for followers that lag a little; bounded.
+    RaftServerConfigKeys.Log.setSegmentCacheNumMax(p, 4);
+    RaftServerConfigKeys.Log.setSegmentCacheSizeMax(p, SizeInBytes.valueOf("128MB"));
+
+    // Snapshots every N entries, a few files kept, the log purged up to the snapshot.
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotThreshold());
+    RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, config.snapshotsRetained());
+    // Shutdown snapshots are explicit (Replicator.takeSnapshot) and written before close.
+    RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(p, false);
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+    RaftServerConfigKeys.Log.setPurgeGap(p, 1);
+
+    // Every request carries a fresh call id and is never retried through Ratis: keep the cache short.
+    RaftServerConfigKeys.RetryCache.setExpiryTime(p, TimeDuration.valueOf(10, TimeUnit.SECONDS));
+    // sync() is a ReadIndex read: correct on followers too.
+    RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+    return p;
+  }
+
+  private static TimeDuration time(Duration d) {
+    return TimeDuration.valueOf(d.toMillis(), TimeUnit.MILLISECONDS);
+  }
+}

@@ -1,0 +1,41 @@
+package dev.corral.server.replication;
+
+import dev.corral.proto.internal.LogEntry;
+import dev.corral.proto.internal.Txn;
+import dev.corral.server.tree.DataTree;
+import dev.corral.server.tree.TreeSnapshot;
+import dev.corral.server.tree.TxnResult;
+
+/**
+ * The state the Raft state machine drives: the data tree plus everything that
+ * reacts to its changes (watches, sessions). Implemented by the server core;
+ * the replication layer knows nothing of sessions or watches.
+ */
+public interface ReplicatedState {
+  /**
+   * Applies a committed entry. Called on one thread, in log order, once per
+   * entry.
+   *
+   * <p>For each txn, in order, the state applies it, dispatches its watch
+   * events, then calls {@code listener.applied(txn, result)} before applying
+   * the next txn, still under its lock. The replicator completes the
+   * proposer's future there, so that a session's response is ordered with the
+   * watch events of the txns around it (responses and events in zxid order).
+   */
+  void apply(long logIndex, LogEntry entry, AppliedTxnListener listener);
+
+  /** A consistent, immutable view of the tree that can be written on another thread. */
+  TreeSnapshot snapshot();
+
+  /** Replaces the whole tree (on start from a snapshot, or after a snapshot install). */
+  void restore(DataTree tree);
+
+  /** The zxid of the last applied change (0 for an empty tree). */
+  long lastZxid();
+
+  /** Told of each txn right after it was applied; see {@link ReplicatedState#apply}. */
+  @FunctionalInterface
+  interface AppliedTxnListener {
+    void applied(Txn txn, TxnResult result);
+  }
+}

@@ -1,0 +1,277 @@
+package dev.corral.server.replication;
+
+import dev.corral.server.tree.Zxid;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * How a {@link RaftReplicator} runs: where it keeps its log and snapshots, which
+ * members form the group and which one this server is, and the knobs of group
+ * commit, snapshots and elections. Immutable; built by {@link #builder()}, which
+ * fails fast on a missing, repeated or conflicting setting.
+ */
+public final class ReplicationConfig {
+  private final Path dataDir;
+  private final String self;
+  private final List<RaftMember> members;
+  private final String groupName;
+  private final long snapshotThreshold;
+  private final int snapshotsRetained;
+  private final Duration electionTimeoutMin;
+  private final Duration electionTimeoutMax;
+  private final int maxTxnsPerEntry;
+  private final int maxEntryBytes;
+  private final int maxEntriesInFlight;
+  private final long logSegmentBytes;
+  private final Duration operationTimeout;
+  private final Duration startTimeout;
+  private final Clock clock;
+
+  private ReplicationConfig(Builder b) {
+    dataDir = require(b.dataDir, "dataDir");
+    self = require(b.self, "self");
+    members = List.copyOf(require(b.members, "members"));
+    groupName = or(b.groupName, "corral");
+    snapshotThreshold = or(b.snapshotThreshold, 100_000L);
+    snapshotsRetained = or(b.snapshotsRetained, 2);
+    electionTimeoutMin = or(b.electionTimeoutMin, Duration.ofSeconds(1));
+    electionTimeoutMax = or(b.electionTimeoutMax, Duration.ofSeconds(2));
+    maxTxnsPerEntry = or(b.maxTxnsPerEntry, 1_000);
+    maxEntryBytes = or(b.maxEntryBytes, 2 << 20);
+    maxEntriesInFlight = or(b.maxEntriesInFlight, 4);
+    logSegmentBytes = or(b.logSegmentBytes, 32L << 20);
+    operationTimeout = or(b.operationTimeout, Duration.ofSeconds(10));
+    startTimeout = or(b.startTimeout, Duration.ofSeconds(30));
+    clock = or(b.clock, Clock.systemUTC());
+    validate();
+  }
+
+  private void validate() {
+    Set<String> ids = new HashSet<>();
+    for (RaftMember m : members) {
+      check(ids.add(m.id()), "member id " + m.id() + " appears twice");
+    }
+    check(ids.contains(self), "self " + self + " is not one of the members " + ids);
+    check(!members.isEmpty(), "members is empty");
+    check(snapshotThreshold > 0, "snapshotThreshold must be positive");
+    check(snapshotsRetained > 0, "snapshotsRetained must be positive");
+    check(electionTimeoutMin.compareTo(Duration.ZERO) > 0, "electionTimeoutMin must be positive");
+    check(electionTimeoutMin.compareTo(electionTimeoutMax) < 0,
+        "electionTimeoutMin " + electionTimeoutMin + " must be below electionTimeoutMax " + electionTimeoutMax);
+    check(maxTxnsPerEntry > 0 && maxTxnsPerEntry <= Zxid.MAX_TXNS_PER_ENTRY,
+        "maxTxnsPerEntry must be in [1, " + Zxid.MAX_TXNS_PER_ENTRY + "]");
+    check(maxEntryBytes > 0, "maxEntryBytes must be positive");
+    check(maxEntriesInFlight > 0, "maxEntriesInFlight must be positive");
+    check(logSegmentBytes >= 16 << 10, "logSegmentBytes must be at least 16 KiB");
+    check(operationTimeout.compareTo(Duration.ZERO) > 0, "operationTimeout must be positive");
+    check(startTimeout.compareTo(Duration.ZERO) > 0, "startTimeout must be positive");
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Where the Raft log, its metadata and the snapshots live (one directory per group inside). */
+  public Path dataDir() {
+    return dataDir;
+  }
+
+  /** The id of this server's member. */
+  public String self() {
+    return self;
+  }
+
+  public RaftMember selfMember() {
+    return members.stream().filter(m -> m.id().equals(self)).findFirst().orElseThrow();
+  }
+
+  /** Every member of the group, this server included. */
+  public List<RaftMember> members() {
+    return members;
+  }
+
+  /** Names the Raft group; every member must use the same name. Default "corral". */
+  public String groupName() {
+    return groupName;
+  }
+
+  /** A snapshot is taken once this many log entries were applied since the last one. Default 100,000. */
+  public long snapshotThreshold() {
+    return snapshotThreshold;
+  }
+
+  /** How many snapshot files are kept. Default 2. */
+  public int snapshotsRetained() {
+    return snapshotsRetained;
+  }
+
+  /** Lower bound of the randomized election timeout. Default 1 s. */
+  public Duration electionTimeoutMin() {
+    return electionTimeoutMin;
+  }
+
+  /** Upper bound of the randomized election timeout. Default 2 s. */
+  public Duration electionTimeoutMax() {
+    return electionTimeoutMax;
+  }
+
+  /** Most txns packed into one log entry. Default 1,000. */
+  public int maxTxnsPerEntry() {
+    return maxTxnsPerEntry;
+  }
+
+  /** Most serialized txn bytes packed into one log entry (a larger single txn goes alone). Default 2 MiB. */
+  public int maxEntryBytes() {
+    return maxEntryBytes;
+  }
+
+  /** Most log entries submitted and not yet answered. Default 4. */
+  public int maxEntriesInFlight() {
+    return maxEntriesInFlight;
+  }
+
+  /** Size at which a log segment file is closed and a new one started. Default 32 MiB. */
+  public long logSegmentBytes() {
+    return logSegmentBytes;
+  }
+
+  /** How long a proposal may wait for its result before it fails with OPERATION_TIMEOUT. Default 10 s. */
+  public Duration operationTimeout() {
+    return operationTimeout;
+  }
+
+  /** How long {@link RaftReplicator#start()} waits for a single-member group to elect itself and replay. Default 30 s. */
+  public Duration startTimeout() {
+    return startTimeout;
+  }
+
+  /** The clock whose milliseconds stamp log entries. Default the system UTC clock. */
+  public Clock clock() {
+    return clock;
+  }
+
+  private static <T> T require(T value, String name) {
+    return Objects.requireNonNull(value, () -> name + " is not set");
+  }
+
+  private static <T> T or(T value, T fallback) {
+    return value != null ? value : fallback;
+  }
+
+  private static void check(boolean condition, String message) {
+    if (!condition) {
+      throw new IllegalArgumentException(message);
+    }
+  }
+
+  /** Builds a {@link ReplicationConfig}; each setting may be given once. */
+  public static final class Builder {
+    private Path dataDir;
+    private String self;
+    private List<RaftMember> members;
+    private String groupName;
+    private Long snapshotThreshold;
+    private Integer snapshotsRetained;
+    private Duration electionTimeoutMin;
+    private Duration electionTimeoutMax;
+    private Integer maxTxnsPerEntry;
+    private Integer maxEntryBytes;
+    private Integer maxEntriesInFlight;
+    private Long logSegmentBytes;
+    private Duration operationTimeout;
+    private Duration startTimeout;
+    private Clock clock;
+
+    private Builder() {}
+
+    public Builder dataDir(Path dir) {
+      dataDir = once(dataDir, dir, "dataDir");
+      return this;
+    }
+
+    /** The group and this server's place in it. */
+    public Builder members(String self, List<RaftMember> members) {
+      this.self = once(this.self, self, "self");
+      this.members = once(this.members, List.copyOf(members), "members");
+      return this;
+    }
+
+    /** A group of one: this server alone. */
+    public Builder singleMember(RaftMember member) {
+      return members(member.id(), List.of(member));
+    }
+
+    public Builder groupName(String name) {
+      groupName = once(groupName, name, "groupName");
+      return this;
+    }
+
+    public Builder snapshotThreshold(long entries) {
+      snapshotThreshold = once(snapshotThreshold, entries, "snapshotThreshold");
+      return this;
+    }
+
+    public Builder snapshotsRetained(int files) {
+      snapshotsRetained = once(snapshotsRetained, files, "snapshotsRetained");
+      return this;
+    }
+
+    public Builder electionTimeout(Duration min, Duration max) {
+      electionTimeoutMin = once(electionTimeoutMin, min, "electionTimeoutMin");
+      electionTimeoutMax = once(electionTimeoutMax, max, "electionTimeoutMax");
+      return this;
+    }
+
+    public Builder maxTxnsPerEntry(int txns) {
+      maxTxnsPerEntry = once(maxTxnsPerEntry, txns, "maxTxnsPerEntry");
+      return this;
+    }
+
+    public Builder maxEntryBytes(int bytes) {
+      maxEntryBytes = once(maxEntryBytes, bytes, "maxEntryBytes");
+      return this;
+    }
+
+    public Builder maxEntriesInFlight(int entries) {
+      maxEntriesInFlight = once(maxEntriesInFlight, entries, "maxEntriesInFlight");
+      return this;
+    }
+
+    public Builder logSegmentBytes(long bytes) {
+      logSegmentBytes = once(logSegmentBytes, bytes, "logSegmentBytes");
+      return this;
+    }
+
+    public Builder operationTimeout(Duration timeout) {
+      operationTimeout = once(operationTimeout, timeout, "operationTimeout");
+      return this;
+    }
+
+    public Builder startTimeout(Duration timeout) {
+      startTimeout = once(startTimeout, timeout, "startTimeout");
+      return this;
+    }
+
+    public Builder clock(Clock clock) {
+      this.clock = once(this.clock, clock, "clock");
+      return this;
+    }
+
+    public ReplicationConfig build() {
+      return new ReplicationConfig(this);
+    }
+
+    private static <T> T once(T current, T value, String name) {
+      Objects.requireNonNull(value, name);
+      if (current != null) {
+        throw new IllegalStateException(name + " is already set");
+      }
+      return value;
+    }
+  }
+}

@@ -1,0 +1,176 @@
+package dev.corral.server.replication;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.corral.proto.internal.LogEntry;
+import dev.corral.proto.internal.Txn;
+import dev.corral.proto.v1.ErrorCode;
+import dev.corral.proto.v1.Response;
+import dev.corral.server.tree.TxnResult;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The group-commit proposer alone, over a fake log. */
+class GroupCommitProposerTest {
+  private static final long WAIT_SECONDS = 30;
+
+  /** An entry handed to the fake log, and the future that says how the log took it. */
+  private record Submitted(LogEntry entry, CompletableFuture<Void> reply) {}
+
+  private final BlockingQueue<Submitted> log = new LinkedBlockingQueue<>();
+  private GroupCommitProposer proposer;
+
+  @AfterEach
+  void close() {
+    if (proposer != null) {
+      proposer.close();
+    }
+  }
+
+  private GroupCommitProposer start(Function<ReplicationConfig.Builder, ReplicationConfig.Builder> settings) {
+    ReplicationConfig config = settings.apply(ReplicationConfig.builder()
+        .dataDir(Path.of("unused"))
+        .singleMember(new RaftMember("s1", "127.0.0.1", 0))).build();
+    proposer = new GroupCommitProposer(config, entry -> {
+      CompletableFuture<Void> reply = new CompletableFuture<>();
+      log.add(new Submitted(entry, reply));
+      return reply;
+    });
+    proposer.start();
+    return proposer;
+  }
+
+  private Submitted nextSubmitted() throws InterruptedException {
+    Submitted s = log.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+    assertNotEquals(null, s, "nothing was submitted");
+    return s;
+  }
+
+  /** Applies every txn of the entry as the state would, then answers the submission. */
+  private void applyAndReply(Submitted s) {
+    proposer.applying(s.entry());
+    for (Txn txn : s.entry().getTxnsList()) {
+      proposer.applied(txn, new TxnResult(Response.newBuilder().setXid(txn.getProposalId()).build(), List.of()));
+    }
+    s.reply().complete(null);
+  }
+
+  @Test
+  void txnsCarryThisProposersOriginAndIncreasingProposalIds() throws Exception {
+    start(b -> b.maxEntriesInFlight(1));
+
+    List<CompletableFuture<TxnResult>> futures = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      futures.add(proposer.propose(Txn.newBuilder().setSessionId(7)));
+    }
+    List<Txn> txns = new ArrayList<>();
+    while (txns.size() < 3) {
+      Submitted s = nextSubmitted();
+      txns.addAll(s.entry().getTxnsList());
+      applyAndReply(s);
+    }
+
+    assertEquals(List.of(1L, 2L, 3L), txns.stream().map(Txn::getProposalId).toList());
+    assertTrue(txns.stream().allMatch(t -> t.getOrigin() == proposer.origin()));
+    for (int i = 0; i < 3; i++) {
+      assertEquals(i + 1, futures.get(i).get(WAIT_SECONDS, TimeUnit.SECONDS).response().getXid());
+    }
+  }
+
+  @Test
+  void txnsOfAnotherOriginCompleteNothing() throws Exception {
+    start(b -> b);
+    CompletableFuture<TxnResult> mine = proposer.propose(Txn.newBuilder());
+    Submitted s = nextSubmitted();
+
+    Txn foreign = s.entry().getTxns(0).toBuilder().setOrigin(proposer.origin() + 1).build();
+    proposer.applied(foreign, new TxnResult(Response.getDefaultInstance(), List.of()));
+
+    assertFalse(mine.isDone());
+    applyAndReply(s);
+    mine.get(WAIT_SECONDS, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void entriesAreStampedNoEarlierThanAnyEntryAlreadyApplied() throws Exception {
+    start(b -> b.clock(new BackwardsClock(5_000, 1)));
+    proposer.applying(LogEntry.newBuilder().setTimeMs(9_000).build()); // e.g. from an earlier leader
+
+    proposer.propose(Txn.newBuilder());
+
+    assertEquals(9_000, nextSubmitted().entry().getTimeMs());
+  }
+
+  @Test
+  void aProposalNotAppliedInTimeFailsWithOperationTimeout() throws Exception {
+    start(b -> b.operationTimeout(Duration.ofMillis(50)));
+
+    CompletableFuture<TxnResult> future = proposer.propose(Txn.newBuilder());
+
+    assertEquals(ErrorCode.OPERATION_TIMEOUT, failureCode(future));
+  }
+
+  @Test
+  void anEntryTheLogRefusesFailsItsTxnsWithNotReady() throws Exception {
+    start(b -> b);
+    CompletableFuture<TxnResult> future = proposer.propose(Txn.newBuilder());
+
+    nextSubmitted().reply().completeExceptionally(new IOException("not the leader"));
+
+    assertEquals(ErrorCode.NOT_READY, failureCode(future));
+  }
+
+  @Test
+  void closeFailsQueuedAndSubmittedProposalsWithNotReady() throws Exception {
+    start(b -> b.maxEntriesInFlight(1));
+    CompletableFuture<TxnResult> submitted = proposer.propose(Txn.newBuilder());
+    nextSubmitted();
+    CompletableFuture<TxnResult> queued = proposer.propose(Txn.newBuilder());
+
+    proposer.close();
+
+    assertEquals(ErrorCode.NOT_READY, failureCode(submitted));
+    assertEquals(ErrorCode.NOT_READY, failureCode(queued));
+    assertEquals(ErrorCode.NOT_READY, failureCode(proposer.propose(Txn.newBuilder())));
+  }
+
+  @Test
+  void anEntryHoldsAtMostTheConfiguredNumberOfTxns() throws Exception {
+    start(b -> b.maxEntriesInFlight(1).maxTxnsPerEntry(3));
+    for (int i = 0; i < 7; i++) {
+      proposer.propose(Txn.newBuilder());
+    }
+
+    Submitted first = nextSubmitted(); // whatever was queued when the drainer woke
+    applyAndReply(first);
+    int total = first.entry().getTxnsCount();
+    while (total < 7) {
+      Submitted next = nextSubmitted();
+      assertTrue(next.entry().getTxnsCount() <= 3);
+      total += next.entry().getTxnsCount();
+      applyAndReply(next);
+    }
+    assertTrue(first.entry().getTxnsCount() <= 3);
+  }
+
+  private static ErrorCode failureCode(CompletableFuture<TxnResult> future) {
+    ExecutionException e = assertThrows(ExecutionException.class, () -> future.get(WAIT_SECONDS, TimeUnit.SECONDS));
+    return assertInstanceOf(ReplicationException.class, e.getCause()).code();
+  }
+}

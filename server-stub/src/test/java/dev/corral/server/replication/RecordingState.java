@@ -1,0 +1,87 @@
+package dev.corral.server.replication;
+
+import dev.corral.proto.internal.LogEntry;
+import dev.corral.proto.internal.Txn;
+import dev.corral.server.tree.DataTree;
+import dev.corral.server.tree.TreeSnapshot;
+import dev.corral.server.tree.Zxid;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * A {@link ReplicatedState} over a real {@link DataTree} that records every
+ * entry it applies and, while {@link #holdApplies()} is in force, blocks the
+ * apply thread.
+ */
+final class RecordingState implements ReplicatedState {
+  /** One applied log entry. */
+  record Applied(long index, LogEntry entry) {}
+
+  private final List<Applied> applied = new ArrayList<>(); // guarded by this
+  private DataTree tree = new DataTree(); // guarded by this
+  private int restores; // guarded by this
+  private volatile CountDownLatch gate = new CountDownLatch(0);
+
+  @Override
+  public void apply(long logIndex, LogEntry entry, AppliedTxnListener listener) {
+    awaitGate();
+    synchronized (this) {
+      for (int i = 0; i < entry.getTxnsCount(); i++) {
+        Txn txn = entry.getTxns(i);
+        listener.applied(txn, tree.apply(Zxid.of(logIndex, i), entry.getTimeMs(), txn));
+      }
+      applied.add(new Applied(logIndex, entry));
+    }
+  }
+
+  @Override
+  public synchronized TreeSnapshot snapshot() {
+    return tree.snapshot();
+  }
+
+  @Override
+  public synchronized void restore(DataTree restored) {
+    tree = restored;
+    restores++;
+  }
+
+  @Override
+  public synchronized long lastZxid() {
+    return tree.lastZxid();
+  }
+
+  synchronized List<Applied> applied() {
+    return List.copyOf(applied);
+  }
+
+  synchronized int restores() {
+    return restores;
+  }
+
+  synchronized long digest() {
+    return tree.digest();
+  }
+
+  synchronized int nodeCount() {
+    return tree.nodeCount();
+  }
+
+  /** Blocks the apply thread until {@link #releaseApplies()}. */
+  void holdApplies() {
+    gate = new CountDownLatch(1);
+  }
+
+  void releaseApplies() {
+    gate.countDown();
+  }
+
+  private void awaitGate() {
+    try {
+      gate.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while held", e);
+    }
+  }
+}
