@@ -5,9 +5,9 @@ import dev.corral.proto.v1.ErrorCode;
 import java.util.Optional;
 
 /**
- * The path rules of the protocol: absolute, '/'-separated, no trailing slash
- * (except the root), no empty, "." or ".." segment, no control characters
- * (U+0000-U+001F, U+007F-U+009F), no unpaired surrogates.
+ * The protocol's path rules as protocol errors. The rules themselves live in
+ * {@link dev.corral.client.PathRules}, shared with the client, so both sides
+ * refuse exactly the same paths.
  */
 final class PathRules {
   private PathRules() {}
@@ -18,82 +18,16 @@ final class PathRules {
    */
   static Optional<Error> check(String path, boolean sequential) {
     return violation(sequential ? path + "0" : path)
-        .map(rule -> Errors.of(ErrorCode.INVALID_PATH,
-            "invalid path \"" + printable(path) + "\": " + rule, path));
+        .map(rule -> Errors.of(ErrorCode.INVALID_PATH, dev.corral.client.PathRules.describe(path, rule), path));
   }
 
   /** The rule {@code path} breaks, or empty if it is valid. */
   static Optional<String> violation(String path) {
-    if (path.isEmpty()) {
-      return Optional.of("the path is empty");
-    }
-    if (path.charAt(0) != '/') {
-      return Optional.of("the path must be absolute (start with '/')");
-    }
-    Optional<String> badChar = badCharacter(path);
-    if (badChar.isPresent()) {
-      return badChar;
-    }
-    if (path.length() > 1 && path.endsWith("/")) {
-      return Optional.of("the path must not end with '/'");
-    }
-    return badSegment(path);
-  }
-
-  private static Optional<String> badCharacter(String path) {
-    for (int i = 0; i < path.length(); i++) {
-      char c = path.charAt(i);
-      if (isControl(c)) {
-        return Optional.of(String.format("control character U+%04X at index %d", (int) c, i));
-      }
-      if (Character.isHighSurrogate(c) && i + 1 < path.length() && Character.isLowSurrogate(path.charAt(i + 1))) {
-        i++;
-      } else if (Character.isSurrogate(c)) {
-        return Optional.of("unpaired surrogate at index " + i);
-      }
-    }
-    return Optional.empty();
-  }
-
-  private static Optional<String> badSegment(String path) {
-    if (path.length() == 1) {
-      return Optional.empty();
-    }
-    int start = 1;
-    while (start <= path.length()) {
-      int end = path.indexOf('/', start);
-      end = end < 0 ? path.length() : end;
-      String segment = path.substring(start, end);
-      if (segment.isEmpty()) {
-        return Optional.of("empty segment at index " + start);
-      }
-      if (segment.equals(".") || segment.equals("..")) {
-        return Optional.of("'" + segment + "' segment at index " + start);
-      }
-      start = end + 1;
-    }
-    return Optional.empty();
-  }
-
-  private static boolean isControl(char c) {
-    return c <= 0x1F || (c >= 0x7F && c <= 0x9F);
+    return dev.corral.client.PathRules.violation(path);
   }
 
   /** The path with control characters and lone surrogates escaped, for messages. */
   static String printable(String path) {
-    StringBuilder out = new StringBuilder(path.length());
-    for (int i = 0; i < path.length(); i++) {
-      char c = path.charAt(i);
-      boolean paired = Character.isHighSurrogate(c) && i + 1 < path.length()
-          && Character.isLowSurrogate(path.charAt(i + 1));
-      if (paired) {
-        out.append(c).append(path.charAt(++i));
-      } else if (isControl(c) || Character.isSurrogate(c)) {
-        out.append(String.format("\\u%04X", (int) c));
-      } else {
-        out.append(c);
-      }
-    }
-    return out.toString();
+    return dev.corral.client.PathRules.printable(path);
   }
 }

@@ -1,0 +1,9 @@
+package dev.corral.client;
+
+/** What happened to the node a watch was on. */
+public enum EventType {
+  NODE_CREATED,
+  NODE_DELETED,
+  NODE_DATA_CHANGED,
+  NODE_CHILDREN_CHANGED
+}

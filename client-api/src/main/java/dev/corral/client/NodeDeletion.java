@@ -1,0 +1,42 @@
+package dev.corral.client;
+
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Waiting for a node to go away: the one mechanism every recipe uses to wait
+ * for its predecessor (no herd: each waiter watches one node).
+ */
+public final class NodeDeletion {
+  private NodeDeletion() {}
+
+  /**
+   * Waits until {@code path} does not exist, at most {@code time}. Returns
+   * true if it is gone, false if the time passed first. Also returns (true or
+   * false after re-checking) when the watch fires for another reason, so
+   * callers loop over their own condition.
+   */
+  public static boolean await(CoordinationClient client, String path, long time, TimeUnit unit)
+      throws CoordinationException, InterruptedException {
+    CountDownLatch changed = new CountDownLatch(1);
+    Watcher watcher = event -> changed.countDown();
+    Optional<Stat> stat = client.exists(path, watcher);
+    if (stat.isEmpty()) {
+      return true;
+    }
+    if (!changed.await(time, unit)) {
+      forget(client, path, watcher);
+    }
+    return client.exists(path).isEmpty();
+  }
+
+  /** Drops a watch that is no longer wanted, so watchers do not pile up on a long-lived node. */
+  private static void forget(CoordinationClient client, String path, Watcher watcher) throws InterruptedException {
+    try {
+      client.removeWatches(path, watcher, WatcherType.DATA);
+    } catch (CoordinationException alreadyGone) {
+      // it fired meanwhile, or the connection is down (the watch dies with it)
+    }
+  }
+}

@@ -1,0 +1,13 @@
+package dev.corral.client;
+
+/** Which watches {@link CoordinationClient#removeWatches} removes. */
+public enum WatcherType {
+  /** One-shot child watches. */
+  CHILDREN,
+  /** One-shot data and exists watches. */
+  DATA,
+  /** Persistent and persistent-recursive watches. */
+  PERSISTENT,
+  /** Every kind. */
+  ANY
+}

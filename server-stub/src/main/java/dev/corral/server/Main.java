@@ -1,0 +1,140 @@
+package dev.corral.server;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Starts one Corral server from the command line.
+ *
+ * <pre>
+ *   corral-server [--port N] [--data-dir DIR] [--tick DURATION] [--config FILE]
+ * </pre>
+ *
+ * A config file is a Java properties file with the same keys as the flags
+ * ({@code port}, {@code data-dir}, {@code tick}, {@code host}, {@code raft-port},
+ * {@code max-data-bytes}, {@code snapshot-every}); flags override the file.
+ * Durations are milliseconds ({@code 2000}) or with a unit ({@code 2s},
+ * {@code 500ms}).
+ */
+public final class Main {
+  static final Set<String> KEYS = Set.of(
+      "host", "port", "raft-port", "data-dir", "tick", "max-data-bytes", "snapshot-every", "config");
+
+  private Main() {}
+
+  public static void main(String[] args) throws Exception {
+    ServerConfig config;
+    try {
+      config = configFrom(args);
+    } catch (IllegalArgumentException | IllegalStateException | IOException e) {
+      System.err.println("corral-server: " + e.getMessage());
+      System.err.println("usage: corral-server [--port N] [--data-dir DIR] [--tick DURATION] [--config FILE]");
+      System.exit(2);
+      return;
+    }
+    CorralServer server = CorralServer.start(config);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      server.close();
+      stopped.countDown();
+    }, "corral-shutdown"));
+    stopped.await();
+  }
+
+  /** Reads flags and the optional config file into a config (flags win). */
+  static ServerConfig configFrom(String[] args) throws IOException {
+    Map<String, String> flags = parseFlags(args);
+    Map<String, String> settings = new LinkedHashMap<>();
+    String file = flags.get("config");
+    if (file != null) {
+      Properties properties = new Properties();
+      try (Reader reader = Files.newBufferedReader(Path.of(file))) {
+        properties.load(reader);
+      }
+      for (String key : properties.stringPropertyNames()) {
+        if (!KEYS.contains(key) || key.equals("config")) {
+          throw new IllegalArgumentException("unknown setting '" + key + "' in " + file);
+        }
+        settings.put(key, properties.getProperty(key).trim());
+      }
+    }
+    flags.remove("config");
+    settings.putAll(flags);
+    return build(settings);
+  }
+
+  private static Map<String, String> parseFlags(String[] args) {
+    Map<String, String> flags = new LinkedHashMap<>();
+    for (int i = 0; i < args.length; i++) {
+      String arg = args[i];
+      if (!arg.startsWith("--")) {
+        throw new IllegalArgumentException("unexpected argument '" + arg + "'");
+      }
+      String key = arg.substring(2);
+      String value;
+      int eq = key.indexOf('=');
+      if (eq >= 0) {
+        value = key.substring(eq + 1);
+        key = key.substring(0, eq);
+      } else if (i + 1 < args.length) {
+        value = args[++i];
+      } else {
+        throw new IllegalArgumentException("flag --" + key + " needs a value");
+      }
+      if (!KEYS.contains(key)) {
+        throw new IllegalArgumentException("unknown flag --" + key);
+      }
+      if (flags.put(key, value) != null) {
+        throw new IllegalArgumentException("flag --" + key + " given twice");
+      }
+    }
+    return flags;
+  }
+
+  private static ServerConfig build(Map<String, String> settings) {
+    ServerConfig.Builder builder = ServerConfig.builder();
+    settings.forEach((key, value) -> {
+      switch (key) {
+        case "host" -> builder.host(value);
+        case "port" -> builder.port(intOf(key, value));
+        case "raft-port" -> builder.raftPort(intOf(key, value));
+        case "data-dir" -> builder.dataDir(Path.of(value));
+        case "tick" -> builder.tick(durationOf(key, value));
+        case "max-data-bytes" -> builder.maxDataBytes(intOf(key, value));
+        case "snapshot-every" -> builder.snapshotEvery(intOf(key, value));
+        default -> throw new IllegalArgumentException("unknown setting '" + key + "'");
+      }
+    });
+    return builder.build();
+  }
+
+  private static int intOf(String key, String value) {
+    try {
+      return Integer.parseInt(value);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(key + " must be a whole number, was '" + value + "'");
+    }
+  }
+
+  static Duration durationOf(String key, String value) {
+    try {
+      if (value.endsWith("ms")) {
+        return Duration.ofMillis(Long.parseLong(value.substring(0, value.length() - 2)));
+      }
+      if (value.endsWith("s")) {
+        return Duration.ofMillis(Math.round(Double.parseDouble(value.substring(0, value.length() - 1)) * 1000));
+      }
+      return Duration.ofMillis(Long.parseLong(value));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(key + " must be a duration like 2000, 2s or 500ms, was '" + value + "'");
+    }
+  }
+}

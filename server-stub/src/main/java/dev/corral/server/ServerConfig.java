@@ -1,0 +1,178 @@
+package dev.corral.server;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * How a server runs. Immutable; built with {@link #builder()}, which fails fast
+ * on a value out of range or a setting given twice.
+ *
+ * @param host address the client port binds to
+ * @param port client port (0 picks a free port)
+ * @param raftPort Raft peer port on loopback (0 picks a free port)
+ * @param dataDir where the Raft log and snapshots live
+ * @param tick the session tick: timeouts are negotiated into [2 x tick, 20 x tick]
+ * @param maxDataBytes largest node data accepted (DATA_TOO_LARGE above)
+ * @param maxRequestBytes largest message accepted on a stream (the stream is refused above)
+ * @param maxOutstandingRequests requests of one session in flight before flow control holds back
+ * @param snapshotEvery take a snapshot after this many log entries
+ * @param ttlCheckInterval how often expired TTL nodes are looked for
+ */
+public record ServerConfig(
+    String host,
+    int port,
+    int raftPort,
+    Path dataDir,
+    Duration tick,
+    int maxDataBytes,
+    int maxRequestBytes,
+    int maxOutstandingRequests,
+    long snapshotEvery,
+    Duration ttlCheckInterval) {
+
+  public static final int DEFAULT_PORT = 7181;
+  public static final Duration DEFAULT_TICK = Duration.ofSeconds(2);
+  public static final int DEFAULT_MAX_DATA_BYTES = 1024 * 1024;
+
+  public ServerConfig {
+    Objects.requireNonNull(host, "host");
+    Objects.requireNonNull(dataDir, "dataDir");
+    requireRange("port", port, 0, 65535);
+    requireRange("raftPort", raftPort, 0, 65535);
+    if (tick.isNegative() || tick.isZero()) {
+      throw new IllegalArgumentException("tick must be positive, was " + tick);
+    }
+    requireRange("maxDataBytes", maxDataBytes, 1, Integer.MAX_VALUE);
+    if (maxRequestBytes <= maxDataBytes) {
+      throw new IllegalArgumentException(
+          "maxRequestBytes (" + maxRequestBytes + ") must exceed maxDataBytes (" + maxDataBytes + ")");
+    }
+    requireRange("maxOutstandingRequests", maxOutstandingRequests, 1, 1_000_000);
+    if (snapshotEvery < 1) {
+      throw new IllegalArgumentException("snapshotEvery must be >= 1, was " + snapshotEvery);
+    }
+    if (ttlCheckInterval.isNegative() || ttlCheckInterval.isZero()) {
+      throw new IllegalArgumentException("ttlCheckInterval must be positive, was " + ttlCheckInterval);
+    }
+  }
+
+  /** The smallest session timeout granted: 2 ticks. */
+  public Duration minSessionTimeout() {
+    return tick.multipliedBy(2);
+  }
+
+  /** The largest session timeout granted: 20 ticks. */
+  public Duration maxSessionTimeout() {
+    return tick.multipliedBy(20);
+  }
+
+  /** The session timeout granted for a requested one (0 or less asks for the minimum). */
+  public int negotiateTimeoutMs(int requestedMs) {
+    long min = minSessionTimeout().toMillis();
+    long max = maxSessionTimeout().toMillis();
+    return (int) Math.max(min, Math.min(max, requestedMs));
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  private static void requireRange(String name, long value, long min, long max) {
+    if (value < min || value > max) {
+      throw new IllegalArgumentException(name + " must be in [" + min + ", " + max + "], was " + value);
+    }
+  }
+
+  /** Builds a {@link ServerConfig}; each setting may be given once. */
+  public static final class Builder {
+    private final Set<String> given = new HashSet<>();
+    private String host = "127.0.0.1";
+    private int port = DEFAULT_PORT;
+    private int raftPort = 0;
+    private Path dataDir = Path.of("data");
+    private Duration tick = DEFAULT_TICK;
+    private int maxDataBytes = DEFAULT_MAX_DATA_BYTES;
+    private Integer maxRequestBytes;
+    private int maxOutstandingRequests = 1000;
+    private long snapshotEvery = 100_000;
+    private Duration ttlCheckInterval;
+
+    private Builder() {}
+
+    private void once(String name) {
+      if (!given.add(name)) {
+        throw new IllegalStateException(name + " was already set");
+      }
+    }
+
+    public Builder host(String host) {
+      once("host");
+      this.host = host;
+      return this;
+    }
+
+    public Builder port(int port) {
+      once("port");
+      this.port = port;
+      return this;
+    }
+
+    public Builder raftPort(int raftPort) {
+      once("raftPort");
+      this.raftPort = raftPort;
+      return this;
+    }
+
+    public Builder dataDir(Path dataDir) {
+      once("dataDir");
+      this.dataDir = dataDir;
+      return this;
+    }
+
+    public Builder tick(Duration tick) {
+      once("tick");
+      this.tick = tick;
+      return this;
+    }
+
+    public Builder maxDataBytes(int maxDataBytes) {
+      once("maxDataBytes");
+      this.maxDataBytes = maxDataBytes;
+      return this;
+    }
+
+    public Builder maxRequestBytes(int maxRequestBytes) {
+      once("maxRequestBytes");
+      this.maxRequestBytes = maxRequestBytes;
+      return this;
+    }
+
+    public Builder maxOutstandingRequests(int maxOutstandingRequests) {
+      once("maxOutstandingRequests");
+      this.maxOutstandingRequests = maxOutstandingRequests;
+      return this;
+    }
+
+    public Builder snapshotEvery(long entries) {
+      once("snapshotEvery");
+      this.snapshotEvery = entries;
+      return this;
+    }
+
+    public Builder ttlCheckInterval(Duration interval) {
+      once("ttlCheckInterval");
+      this.ttlCheckInterval = interval;
+      return this;
+    }
+
+    public ServerConfig build() {
+      int requestCap = maxRequestBytes != null ? maxRequestBytes : Math.max(4 * 1024 * 1024, maxDataBytes + 1024 * 1024);
+      Duration ttlEvery = ttlCheckInterval != null ? ttlCheckInterval : tick;
+      return new ServerConfig(host, port, raftPort, dataDir, tick, maxDataBytes, requestCap,
+          maxOutstandingRequests, snapshotEvery, ttlEvery);
+    }
+  }
+}

@@ -1,0 +1,393 @@
+package dev.corral.server.rpc;
+
+import com.google.protobuf.ByteString;
+import dev.corral.proto.internal.CloseSession;
+import dev.corral.proto.internal.OpenSession;
+import dev.corral.proto.internal.Txn;
+import dev.corral.proto.v1.AddWatchMode;
+import dev.corral.proto.v1.AddWatchResult;
+import dev.corral.proto.v1.ClientMessage;
+import dev.corral.proto.v1.CloseSessionResult;
+import dev.corral.proto.v1.Connect;
+import dev.corral.proto.v1.Connected;
+import dev.corral.proto.v1.Error;
+import dev.corral.proto.v1.ErrorCode;
+import dev.corral.proto.v1.PingResult;
+import dev.corral.proto.v1.RemoveWatchesResult;
+import dev.corral.proto.v1.Request;
+import dev.corral.proto.v1.Response;
+import dev.corral.proto.v1.ServerMessage;
+import dev.corral.proto.v1.SetWatchesResult;
+import dev.corral.proto.v1.SyncResult;
+import dev.corral.proto.v1.WatchEvent;
+import dev.corral.server.ServerConfig;
+import dev.corral.server.ServerCore;
+import dev.corral.server.ServerCore.AttachOutcome;
+import dev.corral.server.session.SessionSink;
+import dev.corral.server.tree.RequestValidator;
+import dev.corral.server.tree.TxnResult;
+import dev.corral.server.watch.WatchKind;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.security.SecureRandom;
+import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One session stream: the handshake, then requests answered strictly in
+ * order. Each request takes a {@link Slot}; slots are answered from the head
+ * of the queue once ready, under the core's read lock, so answers interleave
+ * correctly with the watch events that applies send under the write lock.
+ * gRPC flow control caps the requests in flight per session.
+ */
+final class SessionStream implements StreamObserver<ClientMessage>, SessionSink {
+  private static final Logger log = LoggerFactory.getLogger(SessionStream.class);
+
+  private enum Phase { AWAITING_CONNECT, CONNECTING, ATTACHED }
+
+  private final ServerCore core;
+  private final RequestValidator validator;
+  private final ServerConfig config;
+  private final SecureRandom random;
+  private final ServerCallStreamObserver<ServerMessage> out;
+  private final Queue<Slot> slots = new ConcurrentLinkedQueue<>();
+  private final Object drainLock = new Object();
+  private final Object sendLock = new Object();
+  private volatile Phase phase = Phase.AWAITING_CONNECT;
+  private volatile long sessionId;
+  private boolean ended; // guarded by sendLock
+
+  SessionStream(ServerCore core, RequestValidator validator, ServerConfig config, SecureRandom random,
+      ServerCallStreamObserver<ServerMessage> out) {
+    this.core = core;
+    this.validator = validator;
+    this.config = config;
+    this.random = random;
+    this.out = out;
+  }
+
+  // --------------------------------------------------------- from the client
+
+  @Override
+  public void onNext(ClientMessage message) {
+    try {
+      if (message.getSerializedSize() > config.maxRequestBytes()) {
+        fatal(ErrorCode.REQUEST_TOO_LARGE, "a message of " + message.getSerializedSize()
+            + " bytes is over the request-size cap of " + config.maxRequestBytes() + " bytes");
+        return;
+      }
+      switch (message.getKindCase()) {
+        case CONNECT -> {
+          if (phase != Phase.AWAITING_CONNECT) {
+            fatal(ErrorCode.HANDSHAKE_REQUIRED, "the stream already sent Connect; send it only once");
+          } else {
+            phase = Phase.CONNECTING;
+            connect(message.getConnect());
+          }
+        }
+        case REQUEST -> {
+          if (phase != Phase.ATTACHED) {
+            fatal(ErrorCode.HANDSHAKE_REQUIRED,
+                "request xid " + message.getRequest().getXid() + " arrived before the Connect handshake");
+          } else {
+            core.touch(sessionId);
+            handle(message.getRequest());
+          }
+        }
+        default -> fatal(ErrorCode.UNKNOWN_OPERATION,
+            "the message has neither connect nor request (or a kind this server does not know)");
+      }
+    } catch (RuntimeException e) {
+      log.error("Session stream failed on a message", e);
+      fatal(ErrorCode.INTERNAL, "server fault: " + e);
+    }
+  }
+
+  @Override
+  public void onError(Throwable t) {
+    log.debug("Stream of session 0x{} broke: {}", Long.toHexString(sessionId), t.toString());
+    endQuietly();
+  }
+
+  @Override
+  public void onCompleted() {
+    endQuietly();
+    synchronized (sendLock) {
+      if (!out.isCancelled()) {
+        out.onCompleted();
+      }
+    }
+  }
+
+  /** The client cancelled the call. */
+  void cancelled() {
+    endQuietly();
+  }
+
+  // -------------------------------------------------------------- handshake
+
+  private void connect(Connect connect) {
+    if (connect.getSessionId() == 0) {
+      openSession(connect);
+      return;
+    }
+    AttachOutcome outcome = core.attach(connect.getSessionId(), connect.getPassword(), connect.getLastZxidSeen(), this);
+    if (!outcome.isAttached()) {
+      fatal(outcome.refusal());
+      return;
+    }
+    sessionId = connect.getSessionId();
+    attached(outcome.connected());
+  }
+
+  private void openSession(Connect connect) {
+    Optional<AttachOutcome> behind = core.refuseIfBehind(connect.getLastZxidSeen());
+    if (behind.isPresent()) {
+      fatal(behind.get().refusal());
+      return;
+    }
+    byte[] password = new byte[16];
+    random.nextBytes(password);
+    OpenSession open = OpenSession.newBuilder()
+        .setTimeoutMs(config.negotiateTimeoutMs(connect.getTimeoutMs()))
+        .setPassword(ByteString.copyFrom(password))
+        .build();
+    core.replicator().propose(Txn.newBuilder().setOpenSession(open)).whenComplete((result, failure) -> {
+      if (failure != null) {
+        fatal(Replies.fromFailure(failure));
+      } else if (result.response().hasError()) {
+        fatal(result.response().getError());
+      } else {
+        sessionId = result.response().getZxid();
+        attached(core.attachNew(sessionId, this));
+        log.info("Session 0x{} opened, timeout {} ms", Long.toHexString(sessionId), open.getTimeoutMs());
+      }
+    });
+  }
+
+  private void attached(Connected connected) {
+    boolean gone;
+    synchronized (sendLock) {
+      gone = ended;
+      if (!gone) {
+        out.onNext(ServerMessage.newBuilder().setConnected(connected).build());
+      }
+    }
+    if (gone) {
+      core.detach(sessionId, this);
+      return;
+    }
+    phase = Phase.ATTACHED;
+    out.request(config.maxOutstandingRequests());
+  }
+
+  // --------------------------------------------------------------- requests
+
+  private void handle(Request request) {
+    long xid = request.getXid();
+    if (request.getOpCase() == Request.OpCase.OP_NOT_SET) {
+      fatal(ErrorCode.UNKNOWN_OPERATION,
+          "request xid " + xid + " has no operation, or one this server does not know");
+      return;
+    }
+    Optional<Error> invalid = validator.validate(request);
+    if (invalid.isPresent()) {
+      enqueue(Slot.local(xid, () -> Replies.failed(xid, core.appliedZxid(), invalid.get())));
+      return;
+    }
+    switch (request.getOpCase()) {
+      case CREATE, DELETE, SET_DATA, MULTI -> enqueueWrite(request);
+      case EXISTS, GET_DATA, GET_CHILDREN -> enqueue(Slot.local(xid, () -> withXid(core.read(sessionId, request), xid)));
+      case PING -> enqueue(Slot.local(xid, () -> ok(xid).setPing(PingResult.getDefaultInstance()).build()));
+      case SYNC -> enqueue(new Slot(xid, core.replicator().sync(),
+          () -> ok(xid).setSync(SyncResult.newBuilder().setPath(request.getSync().getPath())).build(), () -> { }));
+      case ADD_WATCH -> enqueue(Slot.local(xid, () -> addWatch(request)));
+      case REMOVE_WATCHES -> enqueue(Slot.local(xid, () -> removeWatches(request)));
+      case SET_WATCHES -> enqueue(Slot.local(xid, () -> setWatches(request)));
+      case CLOSE_SESSION -> enqueueClose(xid);
+      default -> fatal(ErrorCode.UNKNOWN_OPERATION, "request xid " + xid + ": operation "
+          + request.getOpCase() + " is not supported");
+    }
+  }
+
+  private void enqueueWrite(Request request) {
+    long xid = request.getXid();
+    CompletableFuture<TxnResult> proposal =
+        core.replicator().propose(Txn.newBuilder().setSessionId(sessionId).setRequest(request));
+    enqueue(new Slot(xid, proposal, () -> answerOf(proposal, xid), () -> { }));
+  }
+
+  private void enqueueClose(long xid) {
+    CompletableFuture<TxnResult> proposal = core.replicator().propose(Txn.newBuilder()
+        .setSessionId(sessionId)
+        .setCloseSession(CloseSession.newBuilder().setReason(CloseSession.Reason.CLIENT)));
+    enqueue(new Slot(xid, proposal, () -> {
+      Response answer = answerOf(proposal, xid);
+      return answer.hasError() ? answer : answer.toBuilder().setCloseSession(CloseSessionResult.getDefaultInstance()).build();
+    }, () -> {
+      if (!proposal.isCompletedExceptionally() && !proposal.join().response().hasError()) {
+        endNormally();
+      }
+    }));
+  }
+
+  private Response answerOf(CompletableFuture<TxnResult> proposal, long xid) {
+    try {
+      return withXid(proposal.join().response(), xid);
+    } catch (CompletionException e) {
+      return Replies.failed(xid, core.appliedZxid(), Replies.fromFailure(e));
+    }
+  }
+
+  private Response addWatch(Request request) {
+    var add = request.getAddWatch();
+    WatchKind kind = add.getMode() == AddWatchMode.PERSISTENT_RECURSIVE_WATCH_MODE
+        ? WatchKind.PERSISTENT_RECURSIVE : WatchKind.PERSISTENT;
+    core.watches().add(sessionId, kind, add.getPath());
+    return ok(request.getXid()).setAddWatch(AddWatchResult.getDefaultInstance()).build();
+  }
+
+  private Response removeWatches(Request request) {
+    var remove = request.getRemoveWatches();
+    if (!core.watches().remove(sessionId, remove.getPath(), remove.getType())) {
+      return Replies.failed(request.getXid(), core.appliedZxid(), Error.newBuilder()
+          .setCode(ErrorCode.NO_WATCHER)
+          .setMessage("no " + remove.getType() + " watch on " + remove.getPath())
+          .setPath(remove.getPath())
+          .build());
+    }
+    return ok(request.getXid()).setRemoveWatches(RemoveWatchesResult.getDefaultInstance()).build();
+  }
+
+  private Response setWatches(Request request) {
+    for (WatchEvent missed : core.setWatches(sessionId, request.getSetWatches())) {
+      send(ServerMessage.newBuilder().setEvent(missed).build());
+    }
+    return ok(request.getXid()).setSetWatches(SetWatchesResult.getDefaultInstance()).build();
+  }
+
+  private Response.Builder ok(long xid) {
+    return Response.newBuilder().setXid(xid).setZxid(core.appliedZxid());
+  }
+
+  private static Response withXid(Response response, long xid) {
+    return response.toBuilder().setXid(xid).build();
+  }
+
+  // ----------------------------------------------------------------- answers
+
+  private void enqueue(Slot slot) {
+    slots.add(slot);
+    slot.gate().whenComplete((ignored, failure) -> drain());
+  }
+
+  /**
+   * Answers every ready slot at the head of the queue. Runs under the core's
+   * read lock (re-entrant on the apply thread), so no change is applied while
+   * an answer is computed and sent.
+   */
+  private void drain() {
+    core.readLocked(() -> {
+      synchronized (drainLock) {
+        Slot head;
+        while ((head = slots.peek()) != null && head.ready()) {
+          slots.poll();
+          send(ServerMessage.newBuilder().setResponse(answer(head)).build());
+          head.afterSend().run();
+          out.request(1);
+        }
+      }
+      return null;
+    });
+  }
+
+  private Response answer(Slot slot) {
+    try {
+      return slot.answer().get();
+    } catch (RuntimeException e) {
+      log.error("Answering xid {} of session 0x{} failed", slot.xid(), Long.toHexString(sessionId), e);
+      return Replies.failed(slot.xid(), core.appliedZxid(), Replies.error(ErrorCode.INTERNAL, "server fault: " + e));
+    }
+  }
+
+  // ---------------------------------------------------------- from the core
+
+  @Override
+  public void event(WatchEvent event) {
+    send(ServerMessage.newBuilder().setEvent(event).build());
+  }
+
+  @Override
+  public void sessionClosed(CloseSession.Reason reason) {
+    if (reason == CloseSession.Reason.EXPIRED) {
+      fatal(ErrorCode.SESSION_EXPIRED, "session 0x" + Long.toHexString(sessionId) + " expired");
+    }
+    // A client close ends the stream once its answer is sent (see enqueueClose).
+  }
+
+  @Override
+  public void moved() {
+    fatal(ErrorCode.SESSION_MOVED, "session 0x" + Long.toHexString(sessionId) + " was attached to another stream");
+  }
+
+  // ------------------------------------------------------------------ output
+
+  private void send(ServerMessage message) {
+    synchronized (sendLock) {
+      if (!ended && !out.isCancelled()) {
+        out.onNext(message);
+      }
+    }
+  }
+
+  private void fatal(ErrorCode code, String message) {
+    fatal(Replies.error(code, message));
+  }
+
+  private void fatal(Error error) {
+    synchronized (sendLock) {
+      if (ended) {
+        return;
+      }
+      ended = true;
+      if (!out.isCancelled()) {
+        out.onNext(ServerMessage.newBuilder().setFatal(error).build());
+        out.onError(Replies.statusOf(error).asRuntimeException());
+      }
+    }
+    log.info("Ended stream of session 0x{}: {} {}", Long.toHexString(sessionId), error.getCode(), error.getMessage());
+    detach();
+  }
+
+  private void endNormally() {
+    synchronized (sendLock) {
+      if (ended) {
+        return;
+      }
+      ended = true;
+      if (!out.isCancelled()) {
+        out.onCompleted();
+      }
+    }
+    detach();
+  }
+
+  private void endQuietly() {
+    synchronized (sendLock) {
+      ended = true;
+    }
+    detach();
+  }
+
+  private void detach() {
+    if (sessionId != 0) {
+      core.detach(sessionId, this);
+    }
+  }
+
+}

@@ -1,0 +1,19 @@
+package dev.corral.server.session;
+
+import dev.corral.proto.internal.CloseSession;
+import dev.corral.proto.v1.WatchEvent;
+
+/**
+ * The stream a session is attached to, as the core sees it. Called under the
+ * core's write lock (events, close) so deliveries keep the order of changes.
+ */
+public interface SessionSink {
+  /** A watch of the session fired. */
+  void event(WatchEvent event);
+
+  /** The session ended through the log (closed by its client, or expired). */
+  void sessionClosed(CloseSession.Reason reason);
+
+  /** Another stream took over the session. */
+  void moved();
+}

@@ -1,0 +1,83 @@
+package dev.corral.server.session;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+
+/**
+ * When each live session was last heard from, and which ones have gone quiet
+ * for longer than their timeout. Time comes from an injectable nanosecond
+ * ticker so tests can advance it instead of sleeping.
+ */
+public final class SessionTracker {
+  private final LongSupplier nanoTicker;
+  private final Map<Long, Tracked> sessions = new ConcurrentHashMap<>();
+
+  private static final class Tracked {
+    final long timeoutNanos;
+    volatile long lastHeardNanos;
+    volatile boolean closing;
+
+    Tracked(long timeoutNanos, long now) {
+      this.timeoutNanos = timeoutNanos;
+      this.lastHeardNanos = now;
+    }
+  }
+
+  public SessionTracker(LongSupplier nanoTicker) {
+    this.nanoTicker = nanoTicker;
+  }
+
+  /** Starts tracking a session with a full, fresh timeout. */
+  public void add(long sessionId, int timeoutMs) {
+    sessions.put(sessionId, new Tracked(timeoutMs * 1_000_000L, nanoTicker.getAsLong()));
+  }
+
+  /** Records that the session's client was heard from now. */
+  public void touch(long sessionId) {
+    Tracked t = sessions.get(sessionId);
+    if (t != null) {
+      t.lastHeardNanos = nanoTicker.getAsLong();
+    }
+  }
+
+  public void remove(long sessionId) {
+    sessions.remove(sessionId);
+  }
+
+  /** True if the session is being closed for expiry (its close is in the log's hands). */
+  public boolean isClosing(long sessionId) {
+    Tracked t = sessions.get(sessionId);
+    return t != null && t.closing;
+  }
+
+  /**
+   * Sessions quiet for longer than their timeout that are not already being
+   * closed; each is marked as closing and returned once.
+   */
+  public List<Long> takeExpired() {
+    long now = nanoTicker.getAsLong();
+    List<Long> expired = new ArrayList<>();
+    sessions.forEach((id, t) -> {
+      if (!t.closing && now - t.lastHeardNanos > t.timeoutNanos) {
+        t.closing = true;
+        expired.add(id);
+      }
+    });
+    return expired;
+  }
+
+  /** The close of an expired session could not be proposed: try again on the next check. */
+  public void closeFailed(long sessionId) {
+    Tracked t = sessions.get(sessionId);
+    if (t != null) {
+      t.closing = false;
+    }
+  }
+
+  public int size() {
+    return sessions.size();
+  }
+}

@@ -1,0 +1,167 @@
+package dev.corral.server.watch;
+
+import dev.corral.proto.v1.WatcherType;
+import dev.corral.proto.v1.WatchEvent;
+import java.util.EnumMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The watches of the sessions attached to this server. Registrations may come
+ * from many threads at once (reads run under the core's read lock);
+ * {@link #trigger} runs under its write lock, so a read and its watch
+ * registration are never split by a change.
+ */
+public final class WatchManager {
+  private final Map<WatchKind, Map<String, Set<Long>>> byKind = new EnumMap<>(WatchKind.class);
+  private final Map<Long, Set<Registration>> bySession = new ConcurrentHashMap<>();
+
+  private record Registration(WatchKind kind, String path) {}
+
+  public WatchManager() {
+    for (WatchKind kind : WatchKind.values()) {
+      byKind.put(kind, new ConcurrentHashMap<>());
+    }
+  }
+
+  /** Leaves a watch of {@code kind} on {@code path} for {@code sessionId}. */
+  public void add(long sessionId, WatchKind kind, String path) {
+    byKind.get(kind).computeIfAbsent(path, p -> ConcurrentHashMap.newKeySet()).add(sessionId);
+    bySession.computeIfAbsent(sessionId, s -> ConcurrentHashMap.newKeySet()).add(new Registration(kind, path));
+  }
+
+  /** Whether the session has a watch of {@code kind} on {@code path}. */
+  public boolean has(long sessionId, WatchKind kind, String path) {
+    Set<Long> sessions = byKind.get(kind).get(path);
+    return sessions != null && sessions.contains(sessionId);
+  }
+
+  /** Removes the session's watches of {@code type} on {@code path}; false if there were none. */
+  public boolean remove(long sessionId, String path, WatcherType type) {
+    boolean removed = false;
+    for (WatchKind kind : kindsOf(type)) {
+      removed |= removeOne(sessionId, kind, path);
+    }
+    return removed;
+  }
+
+  /** Drops every watch of a session (it closed, expired or detached from this server). */
+  public void removeSession(long sessionId) {
+    Set<Registration> registrations = bySession.remove(sessionId);
+    if (registrations == null) {
+      return;
+    }
+    for (Registration r : registrations) {
+      Map<String, Set<Long>> paths = byKind.get(r.kind());
+      paths.computeIfPresent(r.path(), (p, sessions) -> {
+        sessions.remove(sessionId);
+        return sessions.isEmpty() ? null : sessions;
+      });
+    }
+  }
+
+  /**
+   * The sessions that hear {@code event}, each once, in a stable order;
+   * one-shot watches that fired are consumed.
+   */
+  public Set<Long> trigger(WatchEvent event) {
+    Set<Long> notified = new LinkedHashSet<>();
+    String path = event.getPath();
+    for (WatchKind kind : WatchKind.values()) {
+      if (!kind.hears(event.getType())) {
+        continue;
+      }
+      if (kind == WatchKind.PERSISTENT_RECURSIVE) {
+        for (String p = path; p != null; p = parentOf(p)) {
+          collect(kind, p, notified);
+        }
+      } else {
+        collect(kind, path, notified);
+      }
+    }
+    return notified;
+  }
+
+  /**
+   * Whether {@code sessionId} hears {@code event}; its one-shot watches that
+   * fire are consumed. Other sessions' watches are untouched (used to replay
+   * the events a re-attached session missed).
+   */
+  public boolean triggerFor(long sessionId, WatchEvent event) {
+    boolean hears = false;
+    String path = event.getPath();
+    for (WatchKind kind : WatchKind.values()) {
+      if (!kind.hears(event.getType())) {
+        continue;
+      }
+      if (kind == WatchKind.PERSISTENT_RECURSIVE) {
+        for (String p = path; p != null && !hears; p = parentOf(p)) {
+          hears = has(sessionId, kind, p);
+        }
+      } else if (has(sessionId, kind, path)) {
+        hears = true;
+        if (kind.oneShot()) {
+          removeOne(sessionId, kind, path);
+        }
+      }
+    }
+    return hears;
+  }
+
+  /** The number of watches held, counting each session and path once per kind. */
+  public int size() {
+    return bySession.values().stream().mapToInt(Set::size).sum();
+  }
+
+  private void collect(WatchKind kind, String path, Set<Long> notified) {
+    Map<String, Set<Long>> paths = byKind.get(kind);
+    Set<Long> sessions = kind.oneShot() ? paths.remove(path) : paths.get(path);
+    if (sessions == null) {
+      return;
+    }
+    notified.addAll(sessions);
+    if (kind.oneShot()) {
+      for (Long sessionId : sessions) {
+        Set<Registration> registrations = bySession.get(sessionId);
+        if (registrations != null) {
+          registrations.remove(new Registration(kind, path));
+        }
+      }
+    }
+  }
+
+  private boolean removeOne(long sessionId, WatchKind kind, String path) {
+    boolean[] removed = {false};
+    byKind.get(kind).computeIfPresent(path, (p, sessions) -> {
+      removed[0] = sessions.remove(sessionId);
+      return sessions.isEmpty() ? null : sessions;
+    });
+    Set<Registration> registrations = bySession.get(sessionId);
+    if (registrations != null) {
+      registrations.remove(new Registration(kind, path));
+    }
+    return removed[0];
+  }
+
+  private static WatchKind[] kindsOf(WatcherType type) {
+    return switch (type) {
+      case CHILDREN -> new WatchKind[] {WatchKind.CHILD};
+      case DATA -> new WatchKind[] {WatchKind.DATA, WatchKind.EXIST};
+      case PERSISTENT_WATCH -> new WatchKind[] {WatchKind.PERSISTENT};
+      case PERSISTENT_RECURSIVE_WATCH -> new WatchKind[] {WatchKind.PERSISTENT_RECURSIVE};
+      case ANY -> WatchKind.values();
+      default -> new WatchKind[0];
+    };
+  }
+
+  /** The parent of an absolute path; null for the root. */
+  static String parentOf(String path) {
+    if (path.equals("/")) {
+      return null;
+    }
+    int slash = path.lastIndexOf('/');
+    return slash == 0 ? "/" : path.substring(0, slash);
+  }
+}

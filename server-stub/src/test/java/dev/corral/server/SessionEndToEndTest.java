@@ -1,0 +1,316 @@
+package dev.corral.server;
+
+import static dev.corral.server.Ops.bytes;
+import static dev.corral.server.Ops.create;
+import static dev.corral.server.Ops.createOp;
+import static dev.corral.server.Ops.delete;
+import static dev.corral.server.Ops.exists;
+import static dev.corral.server.Ops.getChildren;
+import static dev.corral.server.Ops.getData;
+import static dev.corral.server.Ops.setData;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.corral.proto.v1.AddWatchMode;
+import dev.corral.proto.v1.CreateMode;
+import dev.corral.proto.v1.ErrorCode;
+import dev.corral.proto.v1.EventType;
+import dev.corral.proto.v1.GetChildrenRequest;
+import dev.corral.proto.v1.MultiOp;
+import dev.corral.proto.v1.Response;
+import dev.corral.proto.v1.ServerMessage;
+import dev.corral.proto.v1.Stat;
+import dev.corral.proto.v1.WatchEvent;
+import io.grpc.Status;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Sessions, reads, writes and watches over real gRPC on loopback. */
+class SessionEndToEndTest {
+  @TempDir Path dataDir;
+  LiveServer live;
+
+  @BeforeEach
+  void startServer() {
+    live = LiveServer.start(dataDir);
+  }
+
+  @AfterEach
+  void stopServer() throws InterruptedException {
+    live.close();
+  }
+
+  @Test
+  void createdNodeReadsBackWithFullStat() {
+    try (RawSession s = live.open()) {
+      Response created = s.ok(create("/a", "hello"));
+      assertEquals("/a", created.getCreate().getPath());
+      Response read = s.ok(getData("/a", false));
+      assertEquals(bytes("hello"), read.getGetData().getData());
+      Stat stat = read.getGetData().getStat();
+      assertEquals(created.getZxid(), stat.getCzxid());
+      assertEquals(created.getZxid(), stat.getMzxid());
+      assertEquals(5, stat.getDataLength());
+      assertEquals(0, stat.getVersion());
+      assertTrue(stat.getCtime() > 0);
+      assertEquals(stat.getCtime(), stat.getMtime());
+      assertTrue(read.getZxid() >= created.getZxid(), "a read is answered at a zxid at least the write's");
+    }
+  }
+
+  @Test
+  void pipelinedRequestsAreAnsweredInRequestOrder() {
+    try (RawSession s = live.open()) {
+      List<Long> sent = new ArrayList<>();
+      for (int i = 0; i < 300; i++) {
+        sent.add(s.sendRequest(i % 3 == 0 ? create("/p" + i, "x") : getData("/p" + (i - i % 3), false)));
+      }
+      long lastZxid = 0;
+      for (long xid : sent) {
+        Response response = s.next().getResponse();
+        assertEquals(xid, response.getXid());
+        assertFalse(response.hasError(), "a read after its write sees the write: " + response.getError());
+        assertTrue(response.getZxid() >= lastZxid, "zxids never go back within a session");
+        lastZxid = response.getZxid();
+      }
+    }
+  }
+
+  @Test
+  void watchEventArrivesBeforeTheReadThatShowsTheChange() {
+    try (RawSession watcher = live.open(); RawSession writer = live.open()) {
+      writer.ok(create("/w", "v0"));
+      watcher.ok(getData("/w", true));
+      Response written = writer.ok(setData("/w", "v1", -1));
+
+      long readXid = watcher.sendRequest(getData("/w", false));
+      ServerMessage first = watcher.next();
+      assertTrue(first.hasEvent(), "the event comes first, got " + first);
+      assertEquals(EventType.NODE_DATA_CHANGED, first.getEvent().getType());
+      assertEquals("/w", first.getEvent().getPath());
+      assertEquals(written.getZxid(), first.getEvent().getZxid());
+      Response read = watcher.next().getResponse();
+      assertEquals(readXid, read.getXid());
+      assertEquals(bytes("v1"), read.getGetData().getData());
+    }
+  }
+
+  @Test
+  void ownWriteFiresOwnWatchBeforeItsResponse() {
+    try (RawSession s = live.open()) {
+      s.ok(create("/own", "a"));
+      s.ok(exists("/own", true));
+      long xid = s.sendRequest(setData("/own", "b", 0));
+      WatchEvent event = s.nextEvent();
+      assertEquals(EventType.NODE_DATA_CHANGED, event.getType());
+      Response response = s.next().getResponse();
+      assertEquals(xid, response.getXid());
+      assertEquals(event.getZxid(), response.getZxid());
+    }
+  }
+
+  @Test
+  void oneShotWatchFiresOnceAndPersistentWatchKeepsFiring() {
+    try (RawSession watcher = live.open(); RawSession writer = live.open()) {
+      writer.ok(create("/once", "0"));
+      watcher.ok(getData("/once", true));
+      watcher.ok(Ops.addWatch("/tree", AddWatchMode.PERSISTENT_RECURSIVE_WATCH_MODE));
+      writer.ok(setData("/once", "1", -1));
+      writer.ok(setData("/once", "2", -1));
+      writer.ok(create("/tree", ""));
+      writer.ok(create("/tree/a", ""));
+      writer.ok(setData("/tree/a", "x", -1));
+      writer.ok(delete("/tree/a", -1));
+
+      assertEquals(EventType.NODE_DATA_CHANGED, watcher.nextEvent().getType());
+      List<String> seen = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        WatchEvent e = watcher.nextEvent();
+        seen.add(e.getType() + " " + e.getPath());
+      }
+      assertEquals(List.of("NODE_CREATED /tree", "NODE_CREATED /tree/a", "NODE_DATA_CHANGED /tree/a",
+          "NODE_DELETED /tree/a"), seen);
+      watcher.ok(Ops.ping());
+      assertEquals(0, watcher.pending(), "the one-shot watch fired only once");
+    }
+  }
+
+  @Test
+  void childWatchAndExistsWatchOnMissingNodeFire() {
+    try (RawSession watcher = live.open(); RawSession writer = live.open()) {
+      writer.ok(create("/parent", ""));
+      watcher.ok(getChildren("/parent", true));
+      Response missing = watcher.ok(exists("/parent/kid", true));
+      assertFalse(missing.getExists().hasStat());
+      writer.ok(create("/parent/kid", ""));
+      List<String> seen = List.of(watcher.nextEvent(), watcher.nextEvent()).stream()
+          .map(e -> e.getType() + " " + e.getPath()).sorted().toList();
+      assertEquals(List.of("NODE_CHILDREN_CHANGED /parent", "NODE_CREATED /parent/kid"), seen);
+    }
+  }
+
+  @Test
+  void multiMixesReadsAndWritesAtOnePoint() {
+    try (RawSession s = live.open()) {
+      s.ok(create("/locks", ""));
+      Response multi = s.ok(Ops.multi(
+          MultiOp.newBuilder().setCreate(createOp("/locks/lock-", "", CreateMode.EPHEMERAL_SEQUENTIAL)).build(),
+          MultiOp.newBuilder().setGetChildren(GetChildrenRequest.newBuilder().setPath("/locks")).build()));
+      String created = multi.getMulti().getResults(0).getCreate().getPath();
+      assertEquals("/locks/lock-0000000000", created);
+      assertEquals(List.of("lock-0000000000"), multi.getMulti().getResults(1).getGetChildren().getChildrenList());
+    }
+  }
+
+  @Test
+  void failedMultiChangesNothingAndNamesTheFailingOp() {
+    try (RawSession s = live.open()) {
+      Response failed = s.call(Ops.multi(
+          MultiOp.newBuilder().setCreate(createOp("/m1", "", CreateMode.PERSISTENT)).build(),
+          MultiOp.newBuilder().setDelete(dev.corral.proto.v1.DeleteRequest.newBuilder().setPath("/nope").setVersion(-1)).build()));
+      assertEquals(ErrorCode.NO_NODE, failed.getError().getCode());
+      assertEquals(ErrorCode.ROLLED_BACK, failed.getMulti().getResults(0).getError().getCode());
+      assertEquals(ErrorCode.NO_NODE, failed.getMulti().getResults(1).getError().getCode());
+      assertFalse(s.ok(exists("/m1", false)).getExists().hasStat());
+    }
+  }
+
+  @Test
+  void versionsAreChecked() {
+    try (RawSession s = live.open()) {
+      s.ok(create("/v", "0"));
+      assertEquals(ErrorCode.BAD_VERSION, s.error(setData("/v", "x", 5)).getCode());
+      assertEquals(1, s.ok(setData("/v", "1", 0)).getSetData().getStat().getVersion());
+      assertEquals(ErrorCode.BAD_VERSION, s.error(delete("/v", 0)).getCode());
+      s.ok(delete("/v", 1));
+      assertEquals(ErrorCode.NO_NODE, s.error(getData("/v", false)).getCode());
+    }
+  }
+
+  @Test
+  void closeDeletesEphemeralsAtOnceAndEndsTheStream() {
+    try (RawSession owner = live.open(); RawSession watcher = live.open()) {
+      owner.ok(create("/eph", "", CreateMode.EPHEMERAL));
+      watcher.ok(exists("/eph", true));
+      owner.ok(Ops.closeSession());
+      assertEquals(Status.Code.OK, owner.awaitEnd().status().getCode());
+      WatchEvent deleted = watcher.nextEvent();
+      assertEquals(EventType.NODE_DELETED, deleted.getType());
+      assertFalse(watcher.ok(exists("/eph", false)).getExists().hasStat());
+    }
+  }
+
+  @Test
+  void silentSessionExpiresAndItsEphemeralsGoInOneChange() {
+    try (RawSession quiet = RawSession.open(live.channel(), 200); RawSession watcher = live.open()) {
+      assertEquals(200, quiet.connected().getTimeoutMs(), "2 ticks of 100 ms");
+      quiet.ok(create("/e1", "", CreateMode.EPHEMERAL));
+      quiet.ok(create("/e2", "", CreateMode.EPHEMERAL));
+      watcher.ok(exists("/e1", true));
+      watcher.ok(exists("/e2", true));
+      // the quiet session now sends nothing
+      WatchEvent first = watcher.nextEvent();
+      WatchEvent second = watcher.nextEvent();
+      assertEquals(EventType.NODE_DELETED, first.getType());
+      assertEquals(EventType.NODE_DELETED, second.getType());
+      assertEquals(first.getZxid(), second.getZxid(), "both ephemerals went in one change");
+      ServerMessage fatal = quiet.next();
+      assertEquals(ErrorCode.SESSION_EXPIRED, fatal.getFatal().getCode());
+      assertEquals(Status.Code.NOT_FOUND, quiet.awaitEnd().status().getCode());
+    }
+  }
+
+  @Test
+  void sessionReattachedWithinItsTimeoutKeepsItsEphemerals() {
+    RawSession first = live.open();
+    Response created = first.ok(create("/mine", "", CreateMode.EPHEMERAL));
+    first.breakStream();
+
+    try (RawSession again = RawSession.reattach(live.channel(), first.sessionId(), first.connected().getPassword(),
+        created.getZxid())) {
+      ServerMessage hello = again.next();
+      assertTrue(hello.getConnected().getReattached());
+      assertEquals(first.sessionId(), hello.getConnected().getSessionId());
+      Stat stat = again.ok(exists("/mine", false)).getExists().getStat();
+      assertEquals(first.sessionId(), stat.getEphemeralOwner());
+    }
+  }
+
+  @Test
+  void reattachedSessionIsToldExactlyTheEventsItMissed() {
+    RawSession away = live.open();
+    away.ok(create("/x", "0"));
+    away.ok(create("/t", ""));
+    away.ok(getData("/x", true));
+    away.ok(exists("/y", true));
+    long lastSeen = away.ok(Ops.addWatch("/t", AddWatchMode.PERSISTENT_RECURSIVE_WATCH_MODE)).getZxid();
+    away.breakStream();
+
+    try (RawSession writer = live.open()) {
+      writer.ok(setData("/x", "1", -1));
+      writer.ok(setData("/x", "2", -1));
+      writer.ok(create("/y", ""));
+      writer.ok(create("/t/a", ""));
+      writer.ok(delete("/t/a", -1));
+      writer.ok(create("/unwatched", ""));
+
+      try (RawSession back = RawSession.reattach(live.channel(), away.sessionId(), away.connected().getPassword(),
+          lastSeen)) {
+        assertTrue(back.next().getConnected().getReattached());
+        long xid = back.sendRequest(dev.corral.proto.v1.Request.newBuilder().setSetWatches(
+            dev.corral.proto.v1.SetWatchesRequest.newBuilder()
+                .setRelativeZxid(lastSeen)
+                .addDataWatches("/x")
+                .addExistWatches("/y")
+                .addPersistentRecursiveWatches("/t")));
+        List<String> missed = new ArrayList<>();
+        ServerMessage message;
+        while ((message = back.next()).hasEvent()) {
+          missed.add(message.getEvent().getType() + " " + message.getEvent().getPath());
+        }
+        assertEquals(xid, message.getResponse().getXid());
+        assertEquals(List.of("NODE_DATA_CHANGED /x", "NODE_CREATED /y", "NODE_CREATED /t/a", "NODE_DELETED /t/a"),
+            missed, "each one-shot watch fires once, the persistent one for every change, in zxid order");
+
+        writer.ok(setData("/x", "3", -1));
+        writer.ok(create("/t/b", ""));
+        WatchEvent after = back.nextEvent();
+        assertEquals("NODE_CREATED /t/b", after.getType() + " " + after.getPath(),
+            "the one-shot watch on /x was used up; the persistent one stays");
+      }
+    }
+  }
+
+  @Test
+  void reattachWithWrongPasswordIsRefusedAsExpired() {
+    try (RawSession s = live.open();
+        RawSession thief = RawSession.reattach(live.channel(), s.sessionId(), bytes("not-the-password"), 0)) {
+      assertEquals(ErrorCode.SESSION_EXPIRED, thief.next().getFatal().getCode());
+      s.ok(Ops.ping());
+    }
+  }
+
+  @Test
+  void secondStreamOfASessionMovesItAwayFromTheFirst() {
+    try (RawSession first = live.open();
+        RawSession second = RawSession.reattach(live.channel(), first.sessionId(), first.connected().getPassword(), 0)) {
+      assertTrue(second.next().hasConnected());
+      assertEquals(ErrorCode.SESSION_MOVED, first.next().getFatal().getCode());
+      second.ok(Ops.ping());
+    }
+  }
+
+  @Test
+  void clientThatSawALaterZxidIsRefusedByAServerBehindIt() {
+    try (RawSession s = live.open();
+        RawSession ahead = RawSession.reattach(live.channel(), s.sessionId(), s.connected().getPassword(), Long.MAX_VALUE)) {
+      assertEquals(ErrorCode.SERVER_BEHIND, ahead.next().getFatal().getCode());
+    }
+  }
+}
