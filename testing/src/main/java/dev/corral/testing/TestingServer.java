@@ -1,0 +1,178 @@
+package dev.corral.testing;
+
+import dev.corral.server.CorralServer;
+import dev.corral.server.ServerConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
+
+/**
+ * A real Corral server for tests, as Curator's TestingServer: on a free
+ * loopback port, with a temporary data directory deleted on {@link #close()}.
+ *
+ * <pre>{@code
+ * try (TestingServer server = new TestingServer()) {
+ *   CoordinationClient client = CorralClient.builder().connectString(server.getConnectString()).build();
+ *   ...
+ * }
+ * }</pre>
+ *
+ * <p>{@link #stop()} and {@link #restart()} keep the port and the data, so
+ * clients can reconnect to the same sessions; {@link #expireSession(long)}
+ * expires a session at once. The session tick is 1 s by default (session
+ * timeouts negotiated into [2 s, 20 s]).
+ */
+public final class TestingServer implements AutoCloseable {
+  /** The default session tick of a testing server. */
+  public static final Duration DEFAULT_TICK = Duration.ofSeconds(1);
+
+  private final int port;
+  private final Path dataDir;
+  private final Duration tick;
+  private final boolean ownsDataDir;
+  private CorralServer server;
+  private boolean closed;
+
+  /** Starts a server on a free port with a fresh temporary data directory. */
+  public TestingServer() {
+    this(0, DEFAULT_TICK);
+  }
+
+  /**
+   * Starts a server on {@code port} (0 for a free one) with a fresh temporary
+   * data directory and the given session tick.
+   */
+  public TestingServer(int port, Duration tick) {
+    this(port, tick, newTempDir(), true);
+  }
+
+  private TestingServer(int port, Duration tick, Path dataDir, boolean ownsDataDir) {
+    this.port = port == 0 ? freePort() : port;
+    this.tick = tick;
+    this.dataDir = dataDir;
+    this.ownsDataDir = ownsDataDir;
+    start();
+  }
+
+  /** {@code 127.0.0.1:port}, for a client's connect string. */
+  public String getConnectString() {
+    return "127.0.0.1:" + port;
+  }
+
+  public int getPort() {
+    return port;
+  }
+
+  /** The server's data directory (deleted on close). */
+  public Path getTempDirectory() {
+    return dataDir;
+  }
+
+  /** The session tick; timeouts are negotiated into [2 x tick, 20 x tick]. */
+  public Duration getTick() {
+    return tick;
+  }
+
+  /** True while the server runs. */
+  public synchronized boolean isRunning() {
+    return server != null;
+  }
+
+  /** Starts the server again after {@link #stop()}, on the same port with the same data. */
+  public synchronized void start() {
+    if (closed) {
+      throw new IllegalStateException("the testing server was closed");
+    }
+    if (server != null) {
+      throw new IllegalStateException("the testing server is already running");
+    }
+    server = CorralServer.start(ServerConfig.builder()
+        .port(port)
+        .dataDir(dataDir)
+        .tick(tick)
+        .build());
+  }
+
+  /** Stops the server cleanly; its data and port are kept for {@link #restart()}. */
+  public synchronized void stop() {
+    if (server != null) {
+      server.close();
+      server = null;
+    }
+  }
+
+  /** Stops (if running) and starts the server on the same port with the same data. */
+  public synchronized void restart() {
+    stop();
+    start();
+  }
+
+  /**
+   * Expires a session at once, as if its timeout had passed: its ephemeral
+   * nodes are deleted and its client is told the session expired.
+   */
+  public synchronized void expireSession(long sessionId) {
+    if (server == null) {
+      throw new IllegalStateException("the testing server is stopped");
+    }
+    server.expireSession(sessionId);
+  }
+
+  /** Stops the server and deletes its data. Closing twice is harmless. */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    stop();
+    closed = true;
+    if (ownsDataDir) {
+      deleteRecursively(dataDir);
+    }
+  }
+
+  private static Path newTempDir() {
+    try {
+      return Files.createTempDirectory("corral-test-");
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not create a temporary data directory", e);
+    }
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket()) {
+      socket.setReuseAddress(true);
+      socket.bind(new InetSocketAddress("127.0.0.1", 0));
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not find a free port", e);
+    }
+  }
+
+  private static void deleteRecursively(Path dir) {
+    try {
+      Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+        @Override
+        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+          Files.delete(file);
+          return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
+          Files.delete(d);
+          return FileVisitResult.CONTINUE;
+        }
+      });
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not delete " + dir, e);
+    }
+  }
+}
