@@ -34,7 +34,8 @@ class CrashDurabilityTest {
     int port = ServerProcess.freePort();
     Map<String, Acked> acked = new LinkedHashMap<>();
 
-    try (ServerProcess server = ServerProcess.start(port, dataDir, "--tick", "2s")) {
+    // a snapshot every 100 entries: the restart loads the latest one and replays the log after it
+    try (ServerProcess server = ServerProcess.start(port, dataDir, "--tick", "2s", "--snapshot-every", "100")) {
       ManagedChannel channel = server.channel();
       try (RawSession s = RawSession.open(channel, 30_000)) {
         s.ok(create("/d", ""));
@@ -57,7 +58,11 @@ class CrashDurabilityTest {
       }
     }
 
-    try (ServerProcess restarted = ServerProcess.start(port, dataDir, "--tick", "2s")) {
+    try (Stream<Path> files = Files.walk(dataDir)) {
+      assertTrue(files.anyMatch(f -> f.getFileName().toString().startsWith("snapshot.")),
+          "periodic snapshots were taken before the crash");
+    }
+    try (ServerProcess restarted = ServerProcess.start(port, dataDir, "--tick", "2s", "--snapshot-every", "100")) {
       ManagedChannel channel = restarted.channel();
       try (RawSession s = RawSession.open(channel, 30_000)) {
         for (Map.Entry<String, Acked> entry : acked.entrySet()) {

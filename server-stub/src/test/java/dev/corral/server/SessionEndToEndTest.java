@@ -182,6 +182,35 @@ class SessionEndToEndTest {
   }
 
   @Test
+  void ttlNodeIsDeletedByTheServerOnceItsTtlPassesUnchanged() {
+    try (RawSession s = live.open()) {
+      s.ok(dev.corral.proto.v1.Request.newBuilder().setCreate(createOp("/ttl", "", CreateMode.PERSISTENT_WITH_TTL)
+          .setTtlMs(200)));
+      s.ok(exists("/ttl", true));
+      WatchEvent deleted = s.nextEvent();
+      assertEquals(EventType.NODE_DELETED, deleted.getType());
+      assertEquals("/ttl", deleted.getPath());
+    }
+  }
+
+  @Test
+  void containerGoesWithItsLastChild() {
+    try (RawSession s = live.open()) {
+      s.ok(create("/box", "", CreateMode.CONTAINER));
+      s.ok(create("/box/item", ""));
+      s.ok(exists("/box", true));
+      long xid = s.sendRequest(delete("/box/item", -1));
+      WatchEvent gone = s.nextEvent();
+      assertEquals(EventType.NODE_DELETED, gone.getType(), "the container went in the same change, before the answer");
+      assertEquals("/box", gone.getPath());
+      Response deleted = s.next().getResponse();
+      assertEquals(xid, deleted.getXid());
+      assertEquals(gone.getZxid(), deleted.getZxid());
+      assertFalse(s.ok(exists("/box", false)).getExists().hasStat());
+    }
+  }
+
+  @Test
   void versionsAreChecked() {
     try (RawSession s = live.open()) {
       s.ok(create("/v", "0"));
