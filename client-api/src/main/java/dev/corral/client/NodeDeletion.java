@@ -23,6 +23,7 @@ public final class NodeDeletion {
     Watcher watcher = event -> changed.countDown();
     Optional<Stat> stat = client.exists(path, watcher);
     if (stat.isEmpty()) {
+      forget(client, path, watcher); // exists left a creation watch we do not want
       return true;
     }
     if (!changed.await(time, unit)) {
