@@ -1,0 +1,44 @@
+package dev.corral.recipes.lock;
+
+import java.util.concurrent.TimeUnit;
+
+/** When a blocking call must give up, measured with {@link System#nanoTime()}. */
+final class Deadline {
+  private static final Deadline NEVER = new Deadline(false, 0);
+
+  private final boolean bounded;
+  private final long endNanos;
+
+  private Deadline(boolean bounded, long endNanos) {
+    this.bounded = bounded;
+    this.endNanos = endNanos;
+  }
+
+  /** A deadline that never passes. */
+  static Deadline never() {
+    return NEVER;
+  }
+
+  /** The deadline {@code time} from now; a negative time is treated as zero (one attempt, no wait). */
+  static Deadline after(long time, TimeUnit unit) {
+    long nanos = Math.max(0, unit.toNanos(time));
+    if (nanos >= Long.MAX_VALUE / 4) {
+      return NEVER; // centuries: would overflow System.nanoTime() arithmetic
+    }
+    return new Deadline(true, System.nanoTime() + nanos);
+  }
+
+  /** Nanoseconds left (never negative); {@link Long#MAX_VALUE} for a deadline that never passes. */
+  long remainingNanos() {
+    return bounded ? Math.max(0, endNanos - System.nanoTime()) : Long.MAX_VALUE;
+  }
+
+  boolean expired() {
+    return bounded && endNanos - System.nanoTime() <= 0;
+  }
+
+  /** The time left, but at most {@code maxNanos}: how long one wait may last before re-checking. */
+  long sliceNanos(long maxNanos) {
+    return Math.min(remainingNanos(), maxNanos);
+  }
+}

@@ -1,0 +1,288 @@
+package dev.corral.recipes.lock;
+
+import dev.corral.client.CoordinationClient;
+import dev.corral.client.CoordinationException;
+import dev.corral.client.NoNodeException;
+import dev.corral.client.Paths;
+import dev.corral.client.SequentialNames;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A counting semaphore across processes, as Curator's
+ * {@code InterProcessSemaphoreV2}: at most {@code maxLeases} leases are out at
+ * once, across every process using the same path.
+ *
+ * <p>Waiters queue fairly on an internal {@link InterProcessMutex}
+ * ({@code path/locks}); only its holder may add a lease node under
+ * {@code path/leases}, and it is granted while at most {@code maxLeases} lease
+ * nodes exist (its own included); otherwise it, and no one else, waits for a
+ * lease to go. So a returned lease wakes one waiter, and a lease held by
+ * a process whose session ends (its node goes with it) frees its slot.
+ * Both paths are containers, gone when unused.
+ *
+ * <p>A lease may be returned from any thread. Acquiring more than one lease
+ * takes them one at a time; if that fails or times out part-way, the leases
+ * already taken are returned. A failed or timed-out acquire leaves no node.
+ * {@link #state()} and {@link #addListener} report the connection of the
+ * session holding the leases, as for locks (see {@link LockState}).
+ */
+public final class InterProcessSemaphoreV2 {
+  private static final Logger LOG = LoggerFactory.getLogger(InterProcessSemaphoreV2.class);
+  private static final String LEASE_NAME = "lease-";
+
+  private final CoordinationClient client;
+  private final String path;
+  private final int maxLeases;
+  private final InterProcessMutex queue;
+  private final LockDriver leases;
+  private final HoldTracker tracker;
+  private volatile byte[] nodeData = new byte[0];
+
+  /**
+   * A semaphore on {@code path} with {@code maxLeases} leases.
+   *
+   * @throws IllegalArgumentException if {@code path} is not a valid path, is the root, or {@code maxLeases < 1}
+   */
+  public InterProcessSemaphoreV2(CoordinationClient client, String path, int maxLeases) {
+    if (maxLeases < 1) {
+      throw new IllegalArgumentException("maxLeases must be at least 1, not " + maxLeases);
+    }
+    this.client = LockPaths.check(client);
+    this.path = LockPaths.check(path);
+    this.maxLeases = maxLeases;
+    this.queue = new InterProcessMutex(client, Paths.join(path, "locks"));
+    this.leases = new LockDriver(client, Paths.join(path, "leases"), () -> LEASE_NAME, OrderingRule.atMost(maxLeases));
+    this.tracker = new HoldTracker(client, path);
+  }
+
+  /** Data for the nodes of leases acquired from now on (empty by default). */
+  public void setNodeData(byte[] data) {
+    this.nodeData = data.clone();
+  }
+
+  /** Blocks until a lease is acquired. */
+  public Lease acquire() throws CoordinationException, InterruptedException {
+    return acquire(1).iterator().next();
+  }
+
+  /**
+   * Blocks until {@code qty} leases are acquired.
+   *
+   * @throws IllegalArgumentException if {@code qty} is not in [1, maxLeases]
+   */
+  public Collection<Lease> acquire(int qty) throws CoordinationException, InterruptedException {
+    return acquire(qty, Deadline.never()).orElseThrow(
+        () -> new IllegalStateException("an acquire without a deadline returned without leases"));
+  }
+
+  /** A lease if one could be acquired within {@code time}; empty (leaving no node) otherwise. */
+  public Optional<Lease> acquire(long time, TimeUnit unit) throws CoordinationException, InterruptedException {
+    return acquire(1, time, unit).map(taken -> taken.iterator().next());
+  }
+
+  /**
+   * {@code qty} leases if they could all be acquired within {@code time};
+   * empty otherwise, with none kept and no node left.
+   *
+   * @throws IllegalArgumentException if {@code qty} is not in [1, maxLeases]
+   */
+  public Optional<Collection<Lease>> acquire(int qty, long time, TimeUnit unit)
+      throws CoordinationException, InterruptedException {
+    return acquire(qty, Deadline.after(time, unit));
+  }
+
+  private Optional<Collection<Lease>> acquire(int qty, Deadline deadline)
+      throws CoordinationException, InterruptedException {
+    if (qty < 1 || qty > maxLeases) {
+      throw new IllegalArgumentException("qty must be in [1, " + maxLeases + "], not " + qty);
+    }
+    List<Lease> taken = new ArrayList<>(qty);
+    try {
+      for (int i = 0; i < qty; i++) {
+        Optional<LeaseImpl> lease = acquireOne(deadline);
+        if (lease.isEmpty()) {
+          returnAll(taken);
+          return Optional.empty();
+        }
+        taken.add(lease.get());
+      }
+    } catch (Throwable failure) {
+      try {
+        returnAll(taken);
+      } catch (Throwable cleanup) {
+        failure.addSuppressed(cleanup);
+      }
+      throw failure;
+    }
+    return Optional.of(List.copyOf(taken));
+  }
+
+  /** One lease: queue on the internal mutex, then add a lease node and wait for a free slot. */
+  Optional<LeaseImpl> acquireOne(Deadline deadline) throws CoordinationException, InterruptedException {
+    if (!queue.acquire(deadline)) {
+      return Optional.empty();
+    }
+    Optional<LeaseImpl> lease;
+    try {
+      lease = takeSlot(deadline);
+    } catch (Throwable failure) {
+      try {
+        queue.release();
+      } catch (Throwable cleanup) {
+        failure.addSuppressed(cleanup);
+      }
+      throw failure;
+    }
+    leaveQueue(lease.isPresent());
+    return lease;
+  }
+
+  /** For the holder of the internal mutex: adds a lease node and waits until it is among the allowed ones. */
+  private Optional<LeaseImpl> takeSlot(Deadline deadline) throws CoordinationException, InterruptedException {
+    tracker.enter();
+    Optional<LockDriver.Granted> granted;
+    try {
+      granted = leases.acquire(deadline, nodeData);
+    } catch (Throwable failure) {
+      tracker.exit();
+      throw failure;
+    }
+    if (granted.isEmpty()) {
+      tracker.exit();
+      return Optional.empty();
+    }
+    LockDriver.Granted node = granted.get();
+    return Optional.of(new LeaseImpl(tracker.granted(node.path(), node.token(), node.session(),
+        Thread.currentThread())));
+  }
+
+  /** Releases the internal mutex; once a lease is granted, a failure here is logged, not thrown (it is retried in the background). */
+  private void leaveQueue(boolean granted) throws CoordinationException, InterruptedException {
+    try {
+      queue.release();
+    } catch (CoordinationException | InterruptedException e) {
+      if (!granted) {
+        throw e;
+      }
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      LOG.warn("could not release the queue lock of semaphore {} at once; retrying in the background", path, e);
+    }
+  }
+
+  /**
+   * Returns a lease: its node is deleted. Returning a lease twice is harmless.
+   *
+   * @throws IllegalArgumentException if the lease is not from this semaphore
+   */
+  public void returnLease(Lease lease) throws CoordinationException, InterruptedException {
+    if (!(lease instanceof LeaseImpl own) || own.semaphore() != this) {
+      throw new IllegalArgumentException("not a lease of this semaphore: " + lease);
+    }
+    if (own.returned.compareAndSet(false, true)) {
+      Releases.release(client, tracker, own.hold);
+    }
+  }
+
+  /** Returns every lease (all are tried; the first failure is thrown, later ones suppressed). */
+  public void returnAll(Collection<Lease> leases) throws CoordinationException, InterruptedException {
+    Exception first = null;
+    for (Lease lease : leases) {
+      try {
+        returnLease(lease);
+      } catch (CoordinationException | InterruptedException e) {
+        if (first == null) {
+          first = e;
+        } else {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    if (first instanceof CoordinationException ce) {
+      throw ce;
+    }
+    if (first instanceof InterruptedException ie) {
+      throw ie;
+    }
+  }
+
+  /** The lease nodes (full paths) in sequence order. */
+  public List<String> getParticipantNodes() throws CoordinationException, InterruptedException {
+    String dir = leases.dir();
+    try {
+      return SequentialNames.sorted(client.getChildren(dir)).stream().map(name -> Paths.join(dir, name)).toList();
+    } catch (NoNodeException none) {
+      return List.of();
+    }
+  }
+
+  /** The state of this process's leases (NOT_HELD when it holds none). */
+  public LockState state() {
+    return tracker.state();
+  }
+
+  /** Adds a listener told of state changes while this process holds leases. */
+  public void addListener(LockStateListener listener) {
+    tracker.addListener(listener);
+  }
+
+  /** Removes a listener added with {@link #addListener}. */
+  public void removeListener(LockStateListener listener) {
+    tracker.removeListener(listener);
+  }
+
+  boolean isHeld(LeaseImpl lease) {
+    return !lease.returned.get() && !lease.hold.isLost(client);
+  }
+
+  boolean anyHeld() {
+    return tracker.anyHeld();
+  }
+
+  @Override
+  public String toString() {
+    return "InterProcessSemaphoreV2[" + path + ", " + maxLeases + " leases]";
+  }
+
+  /** A lease: its hold, and whether it was returned. */
+  final class LeaseImpl implements Lease {
+    final Hold hold;
+    final AtomicBoolean returned = new AtomicBoolean();
+
+    LeaseImpl(Hold hold) {
+      this.hold = hold;
+    }
+
+    InterProcessSemaphoreV2 semaphore() {
+      return InterProcessSemaphoreV2.this;
+    }
+
+    @Override
+    public void close() throws CoordinationException, InterruptedException {
+      returnLease(this);
+    }
+
+    @Override
+    public byte[] getData() throws CoordinationException, InterruptedException {
+      return client.getData(hold.path()).data();
+    }
+
+    @Override
+    public String getNodeName() {
+      return hold.path();
+    }
+
+    @Override
+    public String toString() {
+      return "Lease[" + hold.path() + "]";
+    }
+  }
+}

@@ -1,0 +1,199 @@
+package dev.corral.recipes.lock;
+
+import dev.corral.client.ConnectionLossException;
+import dev.corral.client.CoordinationClient;
+import dev.corral.client.CoordinationException;
+import dev.corral.client.NoNodeException;
+import dev.corral.client.NodeDeletion;
+import dev.corral.client.Paths;
+import dev.corral.client.Protection;
+import dev.corral.client.SequentialNames;
+import dev.corral.client.SessionExpiredException;
+import dev.corral.client.Stat;
+import dev.corral.client.Watcher;
+import dev.corral.client.WatcherType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The acquire loop shared by every lock type: create a protected lock node and
+ * list its siblings in one round trip, ask the {@link OrderingRule}, wait for
+ * the one node the rule names (no herd), and repeat until granted or the
+ * deadline passes. Whatever ends an attempt other than a grant removes the
+ * attempt's node.
+ */
+final class LockDriver {
+  /** How long one wait lasts before the loop re-checks its session (a LOST session fires no watch). */
+  private static final long WAIT_SLICE_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+  private final CoordinationClient client;
+  private final String dir;
+  private final Supplier<String> prefix;
+  private final OrderingRule rule;
+
+  /**
+   * A granted lock node.
+   *
+   * @param path the node
+   * @param token its creation zxid
+   * @param session the session owning it
+   */
+  record Granted(String path, long token, long session) {}
+
+  LockDriver(CoordinationClient client, String dir, Supplier<String> prefix, OrderingRule rule) {
+    this.client = client;
+    this.dir = dir;
+    this.prefix = prefix;
+    this.rule = rule;
+  }
+
+  String dir() {
+    return dir;
+  }
+
+  /**
+   * Acquires a node, or returns empty once the deadline passed, with the
+   * attempt's node removed. Any failure removes the node too (in the
+   * background if the server cannot be reached) before it is thrown.
+   */
+  Optional<Granted> acquire(Deadline deadline, byte[] data) throws CoordinationException, InterruptedException {
+    long session = connectedSession(deadline);
+    String guid = Protection.newGuid();
+    try {
+      LockNodes.Entry entry = LockNodes.create(client, dir, prefix.get(), data, guid, deadline);
+      if (entry.session() != session) {
+        throw new SessionExpiredException("the session changed while creating " + entry.path(), null);
+      }
+      Optional<Granted> granted = waitForGrant(entry, guid, deadline);
+      if (granted.isEmpty()) {
+        LockNodes.abandon(client, dir, guid, session, null);
+      }
+      return granted;
+    } catch (Throwable failure) {
+      LockNodes.abandon(client, dir, guid, session, failure);
+      throw failure;
+    }
+  }
+
+  private long connectedSession(Deadline deadline) throws CoordinationException, InterruptedException {
+    while (!client.state().isConnected() || client.sessionId() == 0) {
+      if (deadline.expired()) {
+        throw new ConnectionLossException("not connected", null);
+      }
+      LockNodes.pause(client, deadline, 0);
+    }
+    return client.sessionId();
+  }
+
+  private Optional<Granted> waitForGrant(LockNodes.Entry entry, String guid, Deadline deadline)
+      throws CoordinationException, InterruptedException {
+    List<String> siblings = entry.siblings();
+    boolean waited = false;
+    int failures = 0;
+    while (true) {
+      try {
+        if (siblings == null) {
+          siblings = siblings();
+        }
+        LockNodes.checkSession(client, entry.session(), entry.path());
+        if (!siblings.contains(entry.name())) {
+          throw new NoNodeException("lock node " + entry.path() + " was deleted while waiting", entry.path());
+        }
+        siblings = withoutStrayTwins(siblings, entry.name(), guid);
+        OrderingRule.Verdict verdict = rule.decide(siblings, entry.name());
+        if (verdict.granted()) {
+          // granted from the create's own multi: that answer proves the node and its session; after
+          // a wait, look again (a waiter whose session ended meanwhile is never granted)
+          return Optional.of(waited ? confirm(entry) : new Granted(entry.path(), entry.czxid(), entry.session()));
+        }
+        if (deadline.expired()) {
+          return Optional.empty();
+        }
+        waited = true;
+        long slice = deadline.sliceNanos(WAIT_SLICE_NANOS);
+        if (verdict.watch().isPresent()) {
+          NodeDeletion.await(client, Paths.join(dir, verdict.watch().get()), slice, TimeUnit.NANOSECONDS);
+          siblings = null;
+        } else {
+          siblings = awaitChildrenChange(siblings, slice);
+        }
+      } catch (CoordinationException e) {
+        if (!e.code().isRetryable() || deadline.expired()) {
+          throw e;
+        }
+        siblings = null;
+        waited = true;
+        LockNodes.pause(client, deadline, ++failures);
+      }
+    }
+  }
+
+  /**
+   * Before granting: the node must still exist and belong to the session that
+   * created it, which must still be the client's session (a waiter whose
+   * session expired is never granted).
+   */
+  private Granted confirm(LockNodes.Entry entry) throws CoordinationException, InterruptedException {
+    Optional<Stat> stat = client.exists(entry.path());
+    if (stat.isEmpty() || stat.get().ephemeralOwner() != entry.session()) {
+      throw new SessionExpiredException("lock node " + entry.path() + " is gone: its session ended", null);
+    }
+    LockNodes.checkSession(client, entry.session(), entry.path());
+    return new Granted(entry.path(), stat.get().czxid(), entry.session());
+  }
+
+  private List<String> siblings() throws CoordinationException, InterruptedException {
+    try {
+      return SequentialNames.sorted(client.getChildren(dir));
+    } catch (NoNodeException gone) {
+      return List.of();
+    }
+  }
+
+  /**
+   * Drops (and deletes) other nodes carrying this attempt's GUID: a create whose
+   * lost reply was retried may have landed twice, and the twin must not stand
+   * in our own way.
+   */
+  private List<String> withoutStrayTwins(List<String> siblings, String ours, String guid)
+      throws CoordinationException, InterruptedException {
+    String own = Protection.PREFIX + guid + "-";
+    List<String> kept = new ArrayList<>(siblings.size());
+    for (String name : siblings) {
+      if (name.startsWith(own) && !name.equals(ours)) {
+        LockNodes.delete(client, Paths.join(dir, name));
+      } else {
+        kept.add(name);
+      }
+    }
+    return kept;
+  }
+
+  /** Waits (at most {@code nanos}) for the children of the lock path to differ from {@code seen}; returns them. */
+  private List<String> awaitChildrenChange(List<String> seen, long nanos)
+      throws CoordinationException, InterruptedException {
+    CountDownLatch changed = new CountDownLatch(1);
+    Watcher watcher = event -> changed.countDown();
+    List<String> now;
+    try {
+      now = SequentialNames.sorted(client.getChildren(dir, watcher));
+    } catch (NoNodeException gone) {
+      return List.of();
+    }
+    if (now.equals(seen)) {
+      if (!changed.await(nanos, TimeUnit.NANOSECONDS)) {
+        try {
+          client.removeWatches(dir, watcher, WatcherType.CHILDREN);
+        } catch (CoordinationException firedOrDisconnected) {
+          // it fired meanwhile, or the connection is down (the watch dies with it)
+        }
+      }
+      return siblings();
+    }
+    return now;
+  }
+}

@@ -1,0 +1,272 @@
+package dev.corral.recipes.lock;
+
+import dev.corral.client.Code;
+import dev.corral.client.CoordinationClient;
+import dev.corral.client.CoordinationException;
+import dev.corral.client.CreateMode;
+import dev.corral.client.CreateOptions;
+import dev.corral.client.NoNodeException;
+import dev.corral.client.Op;
+import dev.corral.client.OpResult;
+import dev.corral.client.Paths;
+import dev.corral.client.Protection;
+import dev.corral.client.SequentialNames;
+import dev.corral.client.SessionExpiredException;
+import dev.corral.client.Stat;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The node work every lock type shares: the protected create of a lock node
+ * together with the listing of its siblings in one round trip (recovering a
+ * lost reply by GUID), and the removal of one's own nodes, retried in the
+ * background when the server cannot be reached.
+ */
+final class LockNodes {
+  private static final Logger LOG = LoggerFactory.getLogger(LockNodes.class);
+
+  /** Lock nodes go with their session; lock paths are containers, gone with their last node. */
+  private static final CreateOptions LOCK_NODE =
+      CreateOptions.builder(CreateMode.EPHEMERAL_SEQUENTIAL).creatingParentContainers().build();
+  private static final long MAX_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(1);
+  private static final long FIRST_RETRY_MILLIS = 50;
+  private static final long MAX_RETRY_MILLIS = 2_000;
+
+  private static final ScheduledThreadPoolExecutor BACKGROUND = newBackgroundExecutor();
+
+  private LockNodes() {}
+
+  /**
+   * A created lock node.
+   *
+   * @param path its full path
+   * @param name its name (protected, with the sequence suffix)
+   * @param session the session that owns it (its Stat's ephemeralOwner)
+   * @param czxid the zxid that created it: the fencing token
+   * @param siblings every child of the lock path at creation, ours included, sorted by sequence
+   */
+  record Entry(String path, String name, long session, long czxid, List<String> siblings) {}
+
+  /** Something to do against the server that may fail and be tried again. */
+  @FunctionalInterface
+  interface Attempt {
+    void run() throws CoordinationException, InterruptedException;
+  }
+
+  /**
+   * Creates {@code dir/_c_<guid>-<prefix><counter>} (ephemeral sequential, with
+   * missing parents as containers) and lists {@code dir}, in one multi. If the
+   * answer is lost (a retryable failure), finds the node by its GUID instead of
+   * creating a second one, and tries again until the deadline.
+   *
+   * @throws CoordinationException a non-retryable failure, or the last retryable one once the deadline passed;
+   *     the node may then exist: the caller removes it with {@link #removeOwn}
+   */
+  static Entry create(CoordinationClient client, String dir, String prefix, byte[] data, String guid,
+      Deadline deadline) throws CoordinationException, InterruptedException {
+    String wanted = Protection.protect(Paths.join(dir, prefix), guid);
+    List<Op> ops = List.of(Op.create(wanted, data, LOCK_NODE), Op.getChildren(dir));
+    boolean maybeCreated = false;
+    int failures = 0;
+    while (true) {
+      try {
+        if (maybeCreated) {
+          Optional<Entry> own = findOwn(client, dir, guid);
+          if (own.isPresent()) {
+            return own.get();
+          }
+          maybeCreated = false;
+        }
+        List<OpResult> results = client.multi(ops);
+        OpResult.CreateResult created = (OpResult.CreateResult) results.get(0);
+        OpResult.GetChildrenResult children = (OpResult.GetChildrenResult) results.get(1);
+        return new Entry(created.path(), Paths.name(created.path()), created.stat().ephemeralOwner(),
+            created.stat().czxid(), SequentialNames.sorted(children.children()));
+      } catch (CoordinationException e) {
+        if (!e.code().isRetryable() || deadline.expired()) {
+          throw e;
+        }
+        maybeCreated = true;
+        pause(client, deadline, ++failures);
+      }
+    }
+  }
+
+  /** The node carrying {@code guid} under {@code dir}, if the create happened. */
+  private static Optional<Entry> findOwn(CoordinationClient client, String dir, String guid)
+      throws CoordinationException, InterruptedException {
+    List<String> children;
+    try {
+      children = client.getChildren(dir);
+    } catch (NoNodeException noParent) {
+      return Optional.empty();
+    }
+    Optional<String> own = Protection.findOwn(SequentialNames.sorted(children), guid);
+    if (own.isEmpty()) {
+      return Optional.empty();
+    }
+    String path = Paths.join(dir, own.get());
+    Optional<Stat> stat = client.exists(path);
+    if (stat.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new Entry(path, own.get(), stat.get().ephemeralOwner(), stat.get().czxid(),
+        SequentialNames.sorted(children)));
+  }
+
+  /**
+   * Waits before another try: until connected if the connection is down,
+   * else a short backoff; never past the deadline.
+   */
+  static void pause(CoordinationClient client, Deadline deadline, int failures) throws InterruptedException {
+    long slice = deadline.sliceNanos(MAX_PAUSE_NANOS);
+    if (!client.state().isConnected()) {
+      client.blockUntilConnected(slice, TimeUnit.NANOSECONDS);
+    } else {
+      long backoff = TimeUnit.MILLISECONDS.toNanos(Math.min(MAX_RETRY_MILLIS, FIRST_RETRY_MILLIS << Math.min(failures, 6)));
+      TimeUnit.NANOSECONDS.sleep(Math.min(slice, backoff));
+    }
+  }
+
+  /** Deletes every child of {@code dir} carrying {@code guid} (the node of one acquire attempt, and any stray twin). */
+  static void removeOwn(CoordinationClient client, String dir, String guid)
+      throws CoordinationException, InterruptedException {
+    List<String> children;
+    try {
+      children = client.getChildren(dir);
+    } catch (NoNodeException gone) {
+      return;
+    }
+    String prefix = Protection.PREFIX + guid + "-";
+    for (String child : children) {
+      if (child.startsWith(prefix)) {
+        delete(client, Paths.join(dir, child));
+      }
+    }
+  }
+
+  /** Deletes {@code path}; a node already gone counts as deleted. */
+  static void delete(CoordinationClient client, String path) throws CoordinationException, InterruptedException {
+    try {
+      client.delete(path, -1);
+    } catch (NoNodeException alreadyGone) {
+      // deleted before (a retried delete whose first answer was lost, or the session ended)
+    }
+  }
+
+  /**
+   * Removes the node(s) of a failed acquire attempt now, if the server
+   * answers; else keeps trying in the background. Runs even if the calling
+   * thread was interrupted (the interrupt is kept). A failure of the first
+   * try is attached to {@code cause} (when there is one).
+   */
+  static void abandon(CoordinationClient client, String dir, String guid, long session, Throwable cause) {
+    Attempt removal = () -> removeOwn(client, dir, guid);
+    boolean interrupted = Thread.interrupted();
+    try {
+      if (session != client.sessionId()) {
+        return; // the session ended: its ephemeral nodes went with it
+      }
+      removal.run();
+    } catch (CoordinationException | InterruptedException | RuntimeException e) {
+      if (cause != null) {
+        cause.addSuppressed(e);
+      }
+      if (!endsTrying(e)) {
+        LOG.debug("could not remove the node of an abandoned acquire under {} now; retrying in the background", dir, e);
+        retryInBackground(client, session, "remove abandoned lock node under " + dir, removal, () -> { });
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
+   * Runs {@code attempt} on a background thread until it succeeds or the
+   * session that owned the node ends (its ephemeral nodes then go with it),
+   * with backoff; then runs {@code done}.
+   */
+  static void retryInBackground(CoordinationClient client, long session, String what, Attempt attempt,
+      Runnable done) {
+    new Retrying(client, session, what, attempt, done).schedule();
+  }
+
+  /** True for failures after which the node is certainly gone or unreachable for good. */
+  private static boolean endsTrying(Throwable e) {
+    return e instanceof CoordinationException ce
+        && (ce.code() == Code.SESSION_EXPIRED || ce.code() == Code.CLIENT_CLOSED);
+  }
+
+  /** A background attempt, rescheduled with backoff until done. */
+  private static final class Retrying implements Runnable {
+    private final CoordinationClient client;
+    private final long session;
+    private final String what;
+    private final Attempt attempt;
+    private final Runnable done;
+    private int failures;
+
+    Retrying(CoordinationClient client, long session, String what, Attempt attempt, Runnable done) {
+      this.client = client;
+      this.session = session;
+      this.what = what;
+      this.attempt = attempt;
+      this.done = done;
+    }
+
+    void schedule() {
+      long delay = Math.min(MAX_RETRY_MILLIS, FIRST_RETRY_MILLIS << Math.min(failures, 6));
+      BACKGROUND.schedule(this, delay, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void run() {
+      try {
+        if (client.sessionId() == session) {
+          attempt.run();
+        }
+        done.run();
+      } catch (CoordinationException | RuntimeException e) {
+        if (endsTrying(e) || client.sessionId() != session) {
+          done.run();
+          return;
+        }
+        failures++;
+        LOG.debug("{} failed ({} times); trying again", what, failures, e);
+        schedule();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        failures++;
+        schedule();
+      }
+    }
+  }
+
+  private static ScheduledThreadPoolExecutor newBackgroundExecutor() {
+    AtomicInteger count = new AtomicInteger();
+    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
+      Thread thread = new Thread(task, "corral-lock-cleanup-" + count.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    });
+    executor.setKeepAliveTime(5, TimeUnit.SECONDS);
+    executor.allowCoreThreadTimeOut(true);
+    executor.setRemoveOnCancelPolicy(true);
+    return executor;
+  }
+
+  /** Throws if {@code session} is no longer the client's session. */
+  static void checkSession(CoordinationClient client, long session, String path) throws SessionExpiredException {
+    if (client.sessionId() != session) {
+      throw new SessionExpiredException("the session " + Long.toHexString(session) + " that owned " + path
+          + " ended", null);
+    }
+  }
+}

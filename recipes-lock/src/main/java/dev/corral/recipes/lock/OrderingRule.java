@@ -1,0 +1,111 @@
+package dev.corral.recipes.lock;
+
+import dev.corral.client.Protection;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Who gets a lock among the nodes of one lock path: a value handed to the
+ * {@link LockDriver}, so that mutex, read lock, write lock and semaphore share
+ * one acquire loop and differ only in this rule.
+ */
+@FunctionalInterface
+interface OrderingRule {
+
+  /**
+   * Decides for {@code ours}, given every participant's node name sorted by
+   * sequence (ours among them).
+   */
+  Verdict decide(List<String> sorted, String ours);
+
+  /**
+   * The outcome: granted, or the one node whose deletion may change the
+   * answer, or (watch empty, not granted) any change of the lock path's children.
+   */
+  record Verdict(boolean granted, Optional<String> watch) {
+    static Verdict grant() {
+      return new Verdict(true, Optional.empty());
+    }
+
+    static Verdict waitFor(String name) {
+      return new Verdict(false, Optional.of(name));
+    }
+
+    static Verdict waitForAnyChange() {
+      return new Verdict(false, Optional.empty());
+    }
+  }
+
+  /**
+   * Granted to the first node by sequence; everyone else watches its
+   * immediate predecessor (a fair mutex, and the write lock).
+   */
+  static OrderingRule first() {
+    return (sorted, ours) -> {
+      int index = indexOf(sorted, ours);
+      return index == 0 ? Verdict.grant() : Verdict.waitFor(sorted.get(index - 1));
+    };
+  }
+
+  /**
+   * The write lock: granted to the first node by sequence, unless a reader
+   * that downgraded from the write lock still holds its read node (created
+   * later, while it held the write lock): a writer that was already waiting must
+   * not overtake it. Watches its predecessor, else that read node.
+   */
+  static OrderingRule writers(String downgradePrefix) {
+    return (sorted, ours) -> {
+      int index = indexOf(sorted, ours);
+      if (index > 0) {
+        return Verdict.waitFor(sorted.get(index - 1));
+      }
+      for (String name : sorted) {
+        if (Protection.unprotected(name).startsWith(downgradePrefix)) {
+          return Verdict.waitFor(name);
+        }
+      }
+      return Verdict.grant();
+    };
+  }
+
+  /**
+   * The read lock: granted unless a write node comes earlier, or at once if
+   * the calling thread holds the write lock (downgrade). A waiting reader
+   * watches the nearest earlier write node only.
+   */
+  static OrderingRule readers(String writePrefix, BooleanSupplier holdsWriteLock) {
+    return (sorted, ours) -> {
+      if (holdsWriteLock.getAsBoolean()) {
+        return Verdict.grant();
+      }
+      int index = indexOf(sorted, ours);
+      for (int i = index - 1; i >= 0; i--) {
+        if (Protection.unprotected(sorted.get(i)).startsWith(writePrefix)) {
+          return Verdict.waitFor(sorted.get(i));
+        }
+      }
+      return Verdict.grant();
+    };
+  }
+
+  /**
+   * Semaphore leases, for a caller that holds the semaphore's internal mutex
+   * (so only it adds nodes): granted while at most {@code maxLeases} nodes
+   * exist, ours included; otherwise wait for any of them to go.
+   */
+  static OrderingRule atMost(int maxLeases) {
+    return (sorted, ours) -> {
+      indexOf(sorted, ours);
+      return sorted.size() <= maxLeases ? Verdict.grant() : Verdict.waitForAnyChange();
+    };
+  }
+
+  private static int indexOf(List<String> sorted, String ours) {
+    int index = sorted.indexOf(ours);
+    if (index < 0) {
+      throw new IllegalStateException("own node " + ours + " is not among the participants");
+    }
+    return index;
+  }
+}

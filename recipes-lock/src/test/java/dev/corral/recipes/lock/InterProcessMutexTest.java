@@ -1,0 +1,164 @@
+package dev.corral.recipes.lock;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.corral.client.CoordinationClient;
+import dev.corral.client.CoordinationException;
+import dev.corral.client.Protection;
+import dev.corral.client.grpc.RetryPolicy;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** What the mutex promises beyond the lock contract: round trips, lost replies, expiry, outages. */
+class InterProcessMutexTest extends ServerTest {
+
+  @Test
+  void uncontendedAcquireIsOneRoundTrip() throws Exception {
+    CountingClient counting = clients.newCountingClient();
+    InterProcessMutex lock = new InterProcessMutex(counting.client(), path);
+    lock.acquire();
+    try {
+      assertEquals(1, counting.serverCalls(), "server calls of an uncontended acquire");
+      assertEquals(1, counting.calls("multi"));
+    } finally {
+      lock.release();
+    }
+  }
+
+  @Test
+  void lockNodesAreProtectedAndSequential() throws Exception {
+    InterProcessMutex lock = new InterProcessMutex(clients.newClient(), path);
+    lock.acquire();
+    try {
+      List<String> nodes = lock.getParticipantNodes();
+      assertEquals(1, nodes.size());
+      String name = nodes.get(0).substring(path.length() + 1);
+      assertTrue(Protection.isProtected(name), name);
+      assertTrue(Protection.unprotected(name).matches("lock-\\d{10}"), name);
+    } finally {
+      lock.release();
+    }
+  }
+
+  @Test
+  void lostCreateReplyIsRecoveredWithoutASecondNode() throws Exception {
+    CountingClient counting = clients.newCountingClient();
+    InterProcessMutex lock = new InterProcessMutex(counting.client(), path);
+    counting.loseNextMultiReply();
+    lock.acquire();
+    try {
+      assertEquals(1, lock.getParticipantNodes().size(), "the node whose reply was lost is adopted");
+      assertTrue(lock.isOwnedByCurrentThread());
+    } finally {
+      lock.release();
+    }
+    await().atMost(PATIENCE).until(() -> lock.getParticipantNodes().isEmpty());
+  }
+
+  @Test
+  void timedOutAcquireWhoseCreateReplyWasLostLeavesNoNode() throws Exception {
+    InterProcessMutex holder = new InterProcessMutex(clients.newClient(), path);
+    holder.acquire();
+    CountingClient counting = clients.newCountingClient();
+    InterProcessMutex lock = new InterProcessMutex(counting.client(), path);
+    counting.loseNextMultiReply();
+    assertFalse(lock.acquire(300, TimeUnit.MILLISECONDS));
+    assertEquals(1, lock.getParticipantNodes().size(), "only the holder's node is left");
+    holder.release();
+  }
+
+  @Test
+  void waiterWhoseSessionExpiredIsNeverGranted() throws Exception {
+    InterProcessMutex holder = new InterProcessMutex(clients.newClient(), path);
+    CoordinationClient waiterClient = clients.newClient();
+    InterProcessMutex waiter = new InterProcessMutex(waiterClient, path);
+    holder.acquire();
+    Future<Boolean> waiting = clients.threads().submit(() -> waiter.acquire(seconds(PATIENCE), TimeUnit.SECONDS));
+    await().atMost(PATIENCE).until(() -> holder.getParticipantNodes().size() == 2);
+    server.expireSession(waiterClient.sessionId());
+    await().atMost(PATIENCE).until(() -> holder.getParticipantNodes().size() == 1);
+    holder.release();
+    ExecutionException failure = assertThrows(ExecutionException.class,
+        () -> waiting.get(seconds(PATIENCE), TimeUnit.SECONDS));
+    assertInstanceOf(CoordinationException.class, failure.getCause());
+    assertFalse(waiter.isAcquiredInThisProcess());
+  }
+
+  @Test
+  void holderIsToldSuspendedWhileTheServerIsDownAndHeldAgainAfterReconnecting() throws Exception {
+    CoordinationClient client = clients.newClient();
+    InterProcessMutex lock = new InterProcessMutex(client, path);
+    BlockingQueue<LockState> states = new LinkedBlockingQueue<>();
+    lock.addListener(states::add);
+    lock.acquire();
+    long token = lock.fencingToken();
+    server.stop();
+    try {
+      assertEquals(LockState.SUSPENDED, states.poll(seconds(PATIENCE), TimeUnit.SECONDS));
+      assertEquals(LockState.SUSPENDED, lock.state());
+      assertTrue(lock.isAcquiredInThisProcess(), "suspended is not lost");
+    } finally {
+      server.start();
+    }
+    assertEquals(LockState.HELD, states.poll(seconds(PATIENCE), TimeUnit.SECONDS));
+    assertTrue(lock.isOwnedByCurrentThread());
+    assertEquals(token, lock.fencingToken());
+    lock.release();
+    assertEquals(LockState.NOT_HELD, lock.state());
+    assertTrue(lock.getParticipantNodes().isEmpty());
+  }
+
+  @Test
+  void releaseThatCannotReachTheServerIsFinishedInTheBackgroundAndNotClaimedBefore() throws Exception {
+    // fail fast while disconnected (the default client waits and retries, up to the session timeout)
+    CoordinationClient client = clients.newClient(builder -> builder
+        .retryPolicy(RetryPolicy.none())
+        .connectionTimeout(Duration.ofMillis(500)));
+    InterProcessMutex lock = new InterProcessMutex(client, path);
+    lock.acquire();
+    String node = lock.getParticipantNodes().get(0);
+    server.stop();
+    try {
+      await().atMost(PATIENCE).until(() -> !client.state().isConnected());
+      CoordinationException failure = assertThrows(CoordinationException.class, lock::release);
+      assertTrue(failure.code().isRetryable(), failure.toString());
+      assertTrue(lock.isAcquiredInThisProcess(), "not released before the server confirmed it");
+      assertFalse(lock.isOwnedByCurrentThread());
+      assertThrows(IllegalMonitorStateException.class, lock::release);
+    } finally {
+      server.start();
+    }
+    await().atMost(PATIENCE).until(() -> !lock.isAcquiredInThisProcess());
+    assertTrue(client.exists(node).isEmpty(), "the node is gone once the lock says released");
+    assertEquals(LockState.NOT_HELD, lock.state());
+  }
+
+  @Test
+  void threadsOfOneProcessShareAMutexObjectFairly() throws Exception {
+    InterProcessMutex lock = new InterProcessMutex(clients.newClient(), path);
+    lock.acquire();
+    Future<Long> other = clients.threads().submit(() -> {
+      assertTrue(lock.acquire(seconds(PATIENCE), TimeUnit.SECONDS));
+      try {
+        return lock.fencingToken();
+      } finally {
+        lock.release();
+      }
+    });
+    await().atMost(PATIENCE).until(() -> lock.getParticipantNodes().size() == 2);
+    long token = lock.fencingToken();
+    lock.release();
+    assertTrue(other.get(seconds(PATIENCE), TimeUnit.SECONDS) > token);
+  }
+}

@@ -1,0 +1,129 @@
+package dev.corral.recipes.lock;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.corral.client.CoordinationClient;
+import dev.corral.client.Paths;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** Never more than maxLeases out; timed acquires leave nothing; any returned lease frees a slot. */
+class InterProcessSemaphoreV2Test extends ServerTest {
+  private static final int MAX_LEASES = 3;
+
+  private InterProcessSemaphoreV2 newSemaphore() throws InterruptedException {
+    return new InterProcessSemaphoreV2(clients.newClient(), path, MAX_LEASES);
+  }
+
+  private String leasesPath() {
+    return Paths.join(path, "leases");
+  }
+
+  @Test
+  void neverMoreThanMaxLeasesAreOutUnderContention() throws Exception {
+    AtomicInteger out = new AtomicInteger();
+    AtomicInteger mostOut = new AtomicInteger();
+    List<Future<?>> contenders = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      InterProcessSemaphoreV2 semaphore = newSemaphore();
+      contenders.add(clients.threads().submit(() -> {
+        for (int k = 0; k < 15; k++) {
+          try (Lease lease = semaphore.acquire(seconds(PATIENCE), TimeUnit.SECONDS).orElseThrow()) {
+            int now = out.incrementAndGet();
+            mostOut.accumulateAndGet(now, Math::max);
+            Thread.yield();
+            out.decrementAndGet();
+          }
+        }
+        return null;
+      }));
+    }
+    for (Future<?> contender : contenders) {
+      contender.get(5, TimeUnit.MINUTES);
+    }
+    assertTrue(mostOut.get() <= MAX_LEASES, "at most " + MAX_LEASES + " leases out, saw " + mostOut.get());
+    assertEquals(0, Clients.lockNodesUnder(clients.newClient(), path));
+  }
+
+  @Test
+  void timedAcquireReturnsEmptyAndLeavesNoNode() throws Exception {
+    CoordinationClient observer = clients.newClient();
+    InterProcessSemaphoreV2 holder = newSemaphore();
+    InterProcessSemaphoreV2 waiter = newSemaphore();
+    Collection<Lease> all = holder.acquire(MAX_LEASES);
+    assertEquals(MAX_LEASES, all.size());
+    assertEquals(Optional.empty(), waiter.acquire(300, TimeUnit.MILLISECONDS));
+    assertEquals(MAX_LEASES, Clients.lockNodesUnder(observer, path), "only the holder's leases are left");
+    holder.returnAll(all);
+    assertTrue(waiter.acquire(seconds(PATIENCE), TimeUnit.SECONDS).isPresent());
+  }
+
+  @Test
+  void severalLeasesAreTakenTogetherOrNotAtAll() throws Exception {
+    CoordinationClient observer = clients.newClient();
+    InterProcessSemaphoreV2 first = newSemaphore();
+    InterProcessSemaphoreV2 second = newSemaphore();
+    Collection<Lease> two = first.acquire(2);
+    assertEquals(Optional.empty(), second.acquire(2, 300, TimeUnit.MILLISECONDS));
+    assertEquals(2, Clients.lockNodesUnder(observer, path), "the one lease taken part-way was given back");
+    first.returnAll(two);
+    Collection<Lease> taken = second.acquire(2, seconds(PATIENCE), TimeUnit.SECONDS).orElseThrow();
+    assertEquals(2, taken.size());
+    second.returnAll(taken);
+    assertThrows(IllegalArgumentException.class, () -> second.acquire(MAX_LEASES + 1));
+  }
+
+  @Test
+  void aReturnedLeaseFreesASlotWhicheverLeaseItWas() throws Exception {
+    List<Lease> held = new ArrayList<>();
+    for (int i = 0; i < MAX_LEASES; i++) {
+      held.add(newSemaphore().acquire());
+    }
+    InterProcessSemaphoreV2 waiter = newSemaphore();
+    Future<Lease> waiting = clients.threads().submit(() -> waiter.acquire());
+    CoordinationClient observer = clients.newClient();
+    await().atMost(PATIENCE).until(() -> Clients.lockNodesUnder(observer, leasesPath()) == MAX_LEASES + 1);
+    held.get(1).close(); // neither the first nor the last
+    Lease lease = waiting.get(seconds(PATIENCE), TimeUnit.SECONDS);
+    lease.close();
+    lease.close(); // closing twice is harmless
+    held.get(0).close();
+    held.get(2).close();
+  }
+
+  @Test
+  void leasesOfAnExpiredSessionAreFreed() throws Exception {
+    CoordinationClient holderClient = clients.newClient();
+    InterProcessSemaphoreV2 holder = new InterProcessSemaphoreV2(holderClient, path, 1);
+    InterProcessSemaphoreV2 waiter = new InterProcessSemaphoreV2(clients.newClient(), path, 1);
+    holder.acquire();
+    Future<Lease> waiting = clients.threads().submit(() -> waiter.acquire());
+    await().atMost(PATIENCE).until(() -> Clients.lockNodesUnder(holderClient, leasesPath()) == 2);
+    server.expireSession(holderClient.sessionId());
+    waiting.get(seconds(PATIENCE), TimeUnit.SECONDS).close();
+    await().atMost(PATIENCE).until(() -> holder.state() == LockState.LOST);
+  }
+
+  @Test
+  void leaseNodesCarryTheSemaphoreNodeData() throws Exception {
+    InterProcessSemaphoreV2 semaphore = newSemaphore();
+    semaphore.setNodeData("worker-7".getBytes(StandardCharsets.UTF_8));
+    try (Lease lease = semaphore.acquire()) {
+      assertArrayEquals("worker-7".getBytes(StandardCharsets.UTF_8), lease.getData());
+      assertTrue(lease.getNodeName().startsWith(leasesPath() + "/"));
+      assertEquals(List.of(lease.getNodeName()), semaphore.getParticipantNodes());
+    }
+    assertEquals(LockState.NOT_HELD, semaphore.state());
+  }
+}
