@@ -1,0 +1,338 @@
+package dev.corral.client.grpc;
+
+import dev.corral.client.AddWatchMode;
+import dev.corral.client.AsyncCoordinationClient;
+import dev.corral.client.Children;
+import dev.corral.client.Code;
+import dev.corral.client.CoordinationException;
+import dev.corral.client.CreateOptions;
+import dev.corral.client.Created;
+import dev.corral.client.InvalidPathException;
+import dev.corral.client.NoWatcherException;
+import dev.corral.client.NodeData;
+import dev.corral.client.Op;
+import dev.corral.client.OpResult;
+import dev.corral.client.PathRules;
+import dev.corral.client.Stat;
+import dev.corral.client.Watcher;
+import dev.corral.client.WatcherType;
+import dev.corral.proto.v1.AddWatchRequest;
+import dev.corral.proto.v1.DeleteRequest;
+import dev.corral.proto.v1.ExistsRequest;
+import dev.corral.proto.v1.GetChildrenRequest;
+import dev.corral.proto.v1.GetDataRequest;
+import dev.corral.proto.v1.MultiRequest;
+import dev.corral.proto.v1.RemoveWatchesRequest;
+import dev.corral.proto.v1.Request;
+import dev.corral.proto.v1.Response;
+import dev.corral.proto.v1.SetDataRequest;
+import dev.corral.proto.v1.SyncRequest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import com.google.protobuf.ByteString;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The operations: paths checked before anything is sent, requests built,
+ * attempts run under the retry policy, answers converted, watches registered
+ * when their read succeeded.
+ */
+final class AsyncOps implements AsyncCoordinationClient {
+  private static final Logger log = LoggerFactory.getLogger(AsyncOps.class);
+  private static final Consumer<Response> NO_HOOK = response -> { };
+
+  private final SessionManager session;
+  private final Namespace namespace;
+  private final Retrier retrier;
+  private final WatchRegistry watches;
+  private final EventQueue events;
+  private final NamespaceNode namespaceNode;
+
+  AsyncOps(SessionManager session, Namespace namespace, Retrier retrier, WatchRegistry watches, EventQueue events) {
+    this.session = session;
+    this.namespace = namespace;
+    this.retrier = retrier;
+    this.watches = watches;
+    this.events = events;
+    this.namespaceNode = new NamespaceNode(session, namespace);
+  }
+
+  @Override
+  public CompletableFuture<Created> create(String path, byte[] data, CreateOptions options) {
+    Objects.requireNonNull(data, "data");
+    Objects.requireNonNull(options, "options");
+    try {
+      PathRules.check(path, options.mode().isSequential());
+      if (options.protection() && path.equals("/")) {
+        throw new InvalidPathException("the root cannot be created with protection", path);
+      }
+    } catch (InvalidPathException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    boolean direct = events.inEventThread();
+    if (options.protection()) {
+      return new ProtectedCreate(this, path, data, options, direct).run();
+    }
+    Request request = Request.newBuilder().setCreate(Protos.create(namespace.toServer(path), data, options)).build();
+    return retrier.run(Idempotence.ONCE, attempt -> send(request, NO_HOOK, direct))
+        .thenApply(r -> Protos.created(r.getCreate(), namespace));
+  }
+
+  /**
+   * Deletes the node. Deletes are retried after a lost answer: a NoNode on such a
+   * retry counts as success, since the lost attempt may well have deleted it.
+   */
+  @Override
+  public CompletableFuture<Void> delete(String path, int version) {
+    Optional<CompletableFuture<Void>> invalid = invalid(path);
+    if (invalid.isPresent()) {
+      return invalid.get();
+    }
+    boolean direct = events.inEventThread();
+    Request request = Request.newBuilder()
+        .setDelete(DeleteRequest.newBuilder().setPath(namespace.toServer(path)).setVersion(version)).build();
+    AtomicBoolean mayHaveHappened = new AtomicBoolean();
+    return retrier.run(Idempotence.REPEATABLE, attempt -> {
+      boolean afterLoss = mayHaveHappened.get();
+      return send(request, NO_HOOK, direct).handle((response, failure) -> {
+        if (failure == null) {
+          return CompletableFuture.<Void>completedFuture(null);
+        }
+        Code code = RetryDecision.codeOf(failure);
+        if (code == Code.NO_NODE && afterLoss) {
+          log.debug("Delete of {} answered NoNode after a lost answer: the first attempt deleted it", path);
+          return CompletableFuture.<Void>completedFuture(null);
+        }
+        if (code == Code.CONNECTION_LOSS || code == Code.OPERATION_TIMEOUT) {
+          mayHaveHappened.set(true);
+        }
+        return CompletableFuture.<Void>failedFuture(unwrap(failure));
+      }).thenCompose(f -> f);
+    });
+  }
+
+  @Override
+  public CompletableFuture<Optional<Stat>> exists(String path) {
+    return exists(path, null, events.inEventThread());
+  }
+
+  @Override
+  public CompletableFuture<Optional<Stat>> exists(String path, Watcher watcher) {
+    return exists(path, Objects.requireNonNull(watcher, "watcher"), events.inEventThread());
+  }
+
+  private CompletableFuture<Optional<Stat>> exists(String path, Watcher watcher, boolean direct) {
+    Optional<CompletableFuture<Optional<Stat>>> invalid = invalid(path);
+    if (invalid.isPresent()) {
+      return invalid.get();
+    }
+    String serverPath = namespace.toServer(path);
+    Request request = Request.newBuilder()
+        .setExists(ExistsRequest.newBuilder().setPath(serverPath).setWatch(watcher != null)).build();
+    Consumer<Response> hook = watcher == null ? NO_HOOK : r -> {
+      if (!r.hasError()) {
+        watches.add(r.getExists().hasStat() ? WatchRegistry.Kind.DATA : WatchRegistry.Kind.EXIST, serverPath, watcher);
+      }
+    };
+    return retrier.run(Idempotence.REPEATABLE, attempt -> send(request, hook, direct))
+        .thenApply(r -> r.getExists().hasStat() ? Optional.of(Protos.stat(r.getExists().getStat())) : Optional.empty());
+  }
+
+  @Override
+  public CompletableFuture<NodeData> getData(String path) {
+    return getData(path, null);
+  }
+
+  @Override
+  public CompletableFuture<NodeData> getData(String path, Watcher watcher) {
+    Optional<CompletableFuture<NodeData>> invalid = invalid(path);
+    if (invalid.isPresent()) {
+      return invalid.get();
+    }
+    String serverPath = namespace.toServer(path);
+    Request request = Request.newBuilder()
+        .setGetData(GetDataRequest.newBuilder().setPath(serverPath).setWatch(watcher != null)).build();
+    return read(request, watcher == null ? NO_HOOK : watchOnSuccess(WatchRegistry.Kind.DATA, serverPath, watcher))
+        .thenApply(r -> Protos.nodeData(r.getGetData()));
+  }
+
+  /**
+   * Sets the node's data. Retried after a lost answer only for version -1 (a
+   * retry of a conditional set that did happen would fail with BadVersion).
+   */
+  @Override
+  public CompletableFuture<Stat> setData(String path, byte[] data, int version) {
+    Objects.requireNonNull(data, "data");
+    Optional<CompletableFuture<Stat>> invalid = invalid(path);
+    if (invalid.isPresent()) {
+      return invalid.get();
+    }
+    boolean direct = events.inEventThread();
+    Request request = Request.newBuilder().setSetData(SetDataRequest.newBuilder()
+        .setPath(namespace.toServer(path)).setData(ByteString.copyFrom(data)).setVersion(version)).build();
+    Idempotence idempotence = version == -1 ? Idempotence.REPEATABLE : Idempotence.ONCE;
+    return retrier.run(idempotence, attempt -> send(request, NO_HOOK, direct))
+        .thenApply(r -> Protos.stat(r.getSetData().getStat()));
+  }
+
+  @Override
+  public CompletableFuture<Children> getChildren(String path) {
+    return getChildren(path, null);
+  }
+
+  @Override
+  public CompletableFuture<Children> getChildren(String path, Watcher watcher) {
+    Optional<CompletableFuture<Children>> invalid = invalid(path);
+    if (invalid.isPresent()) {
+      return invalid.get();
+    }
+    String serverPath = namespace.toServer(path);
+    Request request = Request.newBuilder()
+        .setGetChildren(GetChildrenRequest.newBuilder().setPath(serverPath).setWatch(watcher != null)).build();
+    return read(request, watcher == null ? NO_HOOK : watchOnSuccess(WatchRegistry.Kind.CHILD, serverPath, watcher))
+        .thenApply(r -> Protos.children(r.getGetChildren()));
+  }
+
+  /** Runs ops atomically; retried after a lost answer only when every op is a read. */
+  @Override
+  public CompletableFuture<List<OpResult>> multi(List<Op> ops) {
+    Objects.requireNonNull(ops, "ops");
+    MultiRequest.Builder multi = MultiRequest.newBuilder();
+    boolean readOnly = true;
+    try {
+      for (Op op : ops) {
+        Objects.requireNonNull(op, "op");
+        boolean sequential = op instanceof Op.Create create && create.options().mode().isSequential();
+        PathRules.check(op.path(), sequential);
+        multi.addOps(Protos.multiOp(op, namespace));
+        readOnly &= Protos.isRead(op);
+      }
+    } catch (InvalidPathException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    boolean direct = events.inEventThread();
+    Request request = Request.newBuilder().setMulti(multi).build();
+    return retrier.run(readOnly ? Idempotence.REPEATABLE : Idempotence.ONCE, attempt -> send(request, NO_HOOK, direct))
+        .thenApply(r -> Protos.opResults(r.getMulti(), namespace));
+  }
+
+  @Override
+  public CompletableFuture<Void> sync(String path) {
+    Optional<CompletableFuture<Void>> invalid = invalid(path);
+    if (invalid.isPresent()) {
+      return invalid.get();
+    }
+    Request request = Request.newBuilder()
+        .setSync(SyncRequest.newBuilder().setPath(namespace.toServer(path))).build();
+    return read(request, NO_HOOK).thenApply(r -> null);
+  }
+
+  @Override
+  public CompletableFuture<Void> addWatch(String path, AddWatchMode mode, Watcher watcher) {
+    Objects.requireNonNull(mode, "mode");
+    Objects.requireNonNull(watcher, "watcher");
+    Optional<CompletableFuture<Void>> invalid = invalid(path);
+    if (invalid.isPresent()) {
+      return invalid.get();
+    }
+    String serverPath = namespace.toServer(path);
+    Request request = Request.newBuilder().setAddWatch(AddWatchRequest.newBuilder()
+        .setPath(serverPath).setMode(Protos.addWatchMode(mode))).build();
+    WatchRegistry.Kind kind = mode == AddWatchMode.PERSISTENT
+        ? WatchRegistry.Kind.PERSISTENT : WatchRegistry.Kind.PERSISTENT_RECURSIVE;
+    return read(request, watchOnSuccess(kind, serverPath, watcher)).thenApply(r -> null);
+  }
+
+  /**
+   * Removes the watcher locally; tells the server only for kinds of watch no local
+   * watcher holds on the path any more (a NoWatcher from the server is ignored:
+   * its watch had fired meanwhile).
+   */
+  @Override
+  public CompletableFuture<Void> removeWatches(String path, Watcher watcher, WatcherType type) {
+    Objects.requireNonNull(watcher, "watcher");
+    Objects.requireNonNull(type, "type");
+    Optional<CompletableFuture<Void>> invalid = invalid(path);
+    if (invalid.isPresent()) {
+      return invalid.get();
+    }
+    String serverPath = namespace.toServer(path);
+    List<dev.corral.proto.v1.WatcherType> serverTypes = watches.remove(serverPath, watcher, type);
+    if (serverTypes == null) {
+      return CompletableFuture.failedFuture(
+          new NoWatcherException("the watcher has no " + type + " watch on " + path, path));
+    }
+    List<CompletableFuture<Response>> removals = new ArrayList<>();
+    for (dev.corral.proto.v1.WatcherType serverType : serverTypes) {
+      Request request = Request.newBuilder().setRemoveWatches(RemoveWatchesRequest.newBuilder()
+          .setPath(serverPath).setType(serverType)).build();
+      removals.add(read(request, NO_HOOK).exceptionally(failure -> {
+        if (RetryDecision.codeOf(failure) == Code.NO_WATCHER) {
+          return null;
+        }
+        throw new CompletionException(unwrap(failure));
+      }));
+    }
+    return CompletableFuture.allOf(removals.toArray(CompletableFuture[]::new));
+  }
+
+  // ---------------------------------------------------------------- sending
+
+  /** Sends a request that is safe to repeat, under the retry policy. */
+  private CompletableFuture<Response> read(Request request, Consumer<Response> hook) {
+    boolean direct = events.inEventThread();
+    return retrier.run(Idempotence.REPEATABLE, attempt -> send(request, hook, direct));
+  }
+
+  /** One attempt: the answer, or its error as a {@link CoordinationException}. */
+  CompletableFuture<Response> send(Request request, Consumer<Response> hook, boolean direct) {
+    namespaceNode.ensure();
+    return session.submit(request, hook, direct).thenApply(response -> {
+      try {
+        return Errors.check(response, namespace);
+      } catch (CoordinationException e) {
+        throw new CompletionException(e);
+      }
+    });
+  }
+
+  Namespace namespace() {
+    return namespace;
+  }
+
+  Retrier retrier() {
+    return retrier;
+  }
+
+  private Consumer<Response> watchOnSuccess(WatchRegistry.Kind kind, String serverPath, Watcher watcher) {
+    return r -> {
+      if (!r.hasError()) {
+        watches.add(kind, serverPath, watcher);
+      }
+    };
+  }
+
+  private static <T> Optional<CompletableFuture<T>> invalid(String path) {
+    try {
+      PathRules.check(path, false);
+      return Optional.empty();
+    } catch (InvalidPathException e) {
+      return Optional.of(CompletableFuture.failedFuture(e));
+    }
+  }
+
+  static Throwable unwrap(Throwable failure) {
+    Throwable t = failure;
+    while (t instanceof CompletionException && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
+  }
+}

@@ -1,0 +1,405 @@
+package dev.corral.client.grpc;
+
+import com.google.protobuf.ByteString;
+import dev.corral.client.ClientClosedException;
+import dev.corral.client.ConnectionLossException;
+import dev.corral.client.ConnectionState;
+import dev.corral.client.CoordinationException;
+import dev.corral.client.SessionExpiredException;
+import dev.corral.proto.v1.CloseSessionRequest;
+import dev.corral.proto.v1.Connect;
+import dev.corral.proto.v1.Connected;
+import dev.corral.proto.v1.Error;
+import dev.corral.proto.v1.ErrorCode;
+import dev.corral.proto.v1.PingRequest;
+import dev.corral.proto.v1.Request;
+import dev.corral.proto.v1.Response;
+import dev.corral.proto.v1.SetWatchesRequest;
+import dev.corral.proto.v1.WatchEvent;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The session: opens and re-attaches it over one {@link SessionStream} at a time,
+ * moving through the shuffled servers with backoff; keeps it alive with pings;
+ * decides SUSPENDED, RECONNECTED and LOST once, for everyone; and queues
+ * requests made while no stream is attached.
+ */
+final class SessionManager implements SessionStream.Listener {
+  private static final Logger log = LoggerFactory.getLogger(SessionManager.class);
+  private static final int MAX_INBOUND_BYTES = 64 << 20;
+
+  private final ClientConfig config;
+  private final ServerList servers;
+  private final WatchRegistry watches;
+  private final EventQueue events;
+  private final StateListeners listeners;
+  private final ScheduledExecutorService scheduler;
+  private final LongSupplier nanoClock;
+  private final AtomicLong lastZxidSeen = new AtomicLong();
+  private final Object lock = new Object();
+
+  // guarded by lock
+  private boolean closed;
+  private ConnectionState state;
+  private long sessionId;
+  private ByteString password = ByteString.EMPTY;
+  private int timeoutMs;
+  private SessionStream attempt;
+  private SessionStream current;
+  private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
+  private int failures;
+  private long suspensions;
+
+  SessionManager(ClientConfig config, WatchRegistry watches, EventQueue events, StateListeners listeners,
+      ScheduledExecutorService scheduler, LongSupplier nanoClock) {
+    this.config = config;
+    this.servers = new ServerList(config.servers());
+    this.watches = watches;
+    this.events = events;
+    this.listeners = listeners;
+    this.scheduler = scheduler;
+    this.nanoClock = nanoClock;
+    this.timeoutMs = (int) Math.min(Integer.MAX_VALUE, config.sessionTimeout().toMillis());
+  }
+
+  void start() {
+    scheduler.execute(this::connectNext);
+  }
+
+  // ------------------------------------------------------------- requests
+
+  /**
+   * Sends {@code request} on the attached stream, or queues it until one is
+   * attached (for at most the connection timeout, then it fails with connection loss).
+   */
+  java.util.concurrent.CompletableFuture<Response> submit(Request request, Consumer<Response> onAnswer,
+      boolean direct) {
+    Pending pending = new Pending(request, onAnswer, direct);
+    synchronized (lock) {
+      if (closed) {
+        pending.fail(new ClientClosedException("the client is closed"), events);
+      } else if (current == null || !current.send(pending)) {
+        waiting.add(pending);
+        pending.timeout(scheduler.schedule(() -> connectionTimedOut(pending),
+            config.connectionTimeout().toMillis(), TimeUnit.MILLISECONDS));
+      }
+    }
+    return pending.future();
+  }
+
+  private void connectionTimedOut(Pending pending) {
+    synchronized (lock) {
+      if (!waiting.remove(pending)) {
+        return;
+      }
+    }
+    pending.fail(new ConnectionLossException("no connection to a server within the connection timeout of "
+        + config.connectionTimeout().toMillis() + " ms", null), events);
+  }
+
+  long sessionId() {
+    synchronized (lock) {
+      return sessionId;
+    }
+  }
+
+  ConnectionState state() {
+    synchronized (lock) {
+      return state;
+    }
+  }
+
+  long lastZxidSeen() {
+    return lastZxidSeen.get();
+  }
+
+  /** Waits until connected; false if the time passed (or the client closed) first. */
+  boolean awaitConnected(long time, TimeUnit unit) throws InterruptedException {
+    long deadline = nanoClock.getAsLong() + unit.toNanos(time);
+    synchronized (lock) {
+      while (!closed && (state == null || !state.isConnected())) {
+        long left = deadline - nanoClock.getAsLong();
+        if (left <= 0) {
+          return false;
+        }
+        TimeUnit.NANOSECONDS.timedWait(lock, left);
+      }
+      return !closed;
+    }
+  }
+
+  // ------------------------------------------------------------ connecting
+
+  private void connectNext() {
+    synchronized (lock) {
+      if (closed || attempt != null || current != null) {
+        return;
+      }
+      ServerList.Address server = servers.next();
+      Connect connect = Connect.newBuilder()
+          .setSessionId(sessionId)
+          .setPassword(password)
+          .setTimeoutMs(timeoutMs)
+          .setLastZxidSeen(lastZxidSeen.get())
+          .build();
+      log.debug("Connecting to {} (session 0x{})", server, Long.toHexString(sessionId));
+      SessionStream stream = new SessionStream(server, channel(server), this, nanoClock);
+      attempt = stream;
+      stream.start(connect);
+      long attemptMillis = Math.max(500, timeoutMs / servers.size());
+      scheduler.schedule(() -> attemptTimedOut(stream), attemptMillis, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private ManagedChannel channel(ServerList.Address server) {
+    ManagedChannelBuilder<?> builder =
+        Grpc.newChannelBuilderForAddress(server.host(), server.port(), InsecureChannelCredentials.create())
+            .maxInboundMessageSize(MAX_INBOUND_BYTES);
+    if (config.interceptor() != null) {
+      builder.intercept(config.interceptor());
+    }
+    return builder.build();
+  }
+
+  private void attemptTimedOut(SessionStream stream) {
+    synchronized (lock) {
+      if (stream != attempt) {
+        return;
+      }
+    }
+    stream.cancel("no answer to the handshake in time");
+  }
+
+  @Override
+  public void connected(SessionStream stream, Connected connected) {
+    synchronized (lock) {
+      if (stream != attempt || closed) {
+        stream.cancel("a stale connection attempt");
+        return;
+      }
+      attempt = null;
+      current = stream;
+      failures = 0;
+      boolean newSession = !connected.getReattached();
+      sessionId = connected.getSessionId();
+      password = connected.getPassword();
+      timeoutMs = connected.getTimeoutMs();
+      SetWatchesRequest reRegistration = watches.reRegistration(lastZxidSeen.get(), newSession);
+      if (reRegistration != null) {
+        submitInternal(stream, Request.newBuilder().setSetWatches(reRegistration).build(), "SetWatches");
+      }
+      Pending pending;
+      while ((pending = waiting.poll()) != null) {
+        pending.cancelTimeout();
+        if (!stream.send(pending)) {
+          waiting.addFirst(pending);
+          break;
+        }
+      }
+      long period = Math.max(1, timeoutMs / 3);
+      stream.heartbeat(scheduler.scheduleAtFixedRate(() -> heartbeat(stream), period, period, TimeUnit.MILLISECONDS));
+      log.info("Session 0x{} {} on {} (timeout {} ms)", Long.toHexString(sessionId),
+          newSession ? "opened" : "re-attached", stream.server(), timeoutMs);
+      transition(state == null ? ConnectionState.CONNECTED : ConnectionState.RECONNECTED);
+    }
+  }
+
+  private void submitInternal(SessionStream stream, Request request, String what) {
+    Pending pending = new Pending(request, response -> {
+      if (response.hasError()) {
+        log.warn("{} failed: {} {}", what, response.getError().getCode(), response.getError().getMessage());
+      }
+    }, true);
+    stream.send(pending);
+  }
+
+  private void heartbeat(SessionStream stream) {
+    synchronized (lock) {
+      if (closed || stream != current) {
+        return;
+      }
+    }
+    long silentMillis = TimeUnit.NANOSECONDS.toMillis(nanoClock.getAsLong() - stream.lastHeardNanos());
+    if (silentMillis > timeoutMs * 2L / 3) {
+      log.info("Nothing heard from {} for {} ms; breaking the stream", stream.server(), silentMillis);
+      stream.cancel("no answer from the server for " + silentMillis + " ms");
+    } else {
+      submitInternal(stream, Request.newBuilder().setPing(PingRequest.getDefaultInstance()).build(), "Ping");
+    }
+  }
+
+  @Override
+  public void answered(SessionStream stream, Pending pending, Response response) {
+    lastZxidSeen.accumulateAndGet(response.getZxid(), Math::max);
+    pending.answer(response, events);
+  }
+
+  @Override
+  public void event(SessionStream stream, WatchEvent event) {
+    synchronized (lock) {
+      if (stream != current) {
+        return;
+      }
+    }
+    lastZxidSeen.accumulateAndGet(event.getZxid(), Math::max);
+    var delivered = Protos.event(event, config.namespace());
+    for (var watcher : watches.fire(event)) {
+      events.execute(() -> watcher.process(delivered));
+    }
+  }
+
+  @Override
+  public void ended(SessionStream stream, Error fatal, Throwable cause, List<Pending> unanswered) {
+    stream.shutdown();
+    ErrorCode code = fatal == null ? null : fatal.getCode();
+    String why = fatal != null ? fatal.getCode() + " " + fatal.getMessage() : String.valueOf(cause);
+    synchronized (lock) {
+      boolean wasCurrent = stream == current;
+      if (closed || (!wasCurrent && stream != attempt)) {
+        failAll(unanswered, closed ? new ClientClosedException("the client is closed")
+            : new ConnectionLossException("the connection to " + stream.server() + " ended: " + why, cause));
+        return;
+      }
+      current = wasCurrent ? null : current;
+      attempt = wasCurrent ? attempt : null;
+      if (code == ErrorCode.SESSION_EXPIRED) {
+        failAll(unanswered, new SessionExpiredException(why, cause));
+        lose("the server says: " + why);
+      } else {
+        failAll(unanswered, new ConnectionLossException("the connection to " + stream.server() + " ended: " + why,
+            cause));
+        if (wasCurrent) {
+          log.warn("Lost the connection to {} (session 0x{}): {}", stream.server(), Long.toHexString(sessionId), why);
+          suspend();
+        } else {
+          log.debug("Could not attach to {}: {}", stream.server(), why);
+        }
+      }
+      failures++;
+      long delay = reconnectDelayMillis();
+      scheduler.schedule(this::connectNext, delay, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private long reconnectDelayMillis() {
+    if (failures <= 1) {
+      return 0;
+    }
+    long backoff = config.retryPolicy().backoff(failures - 1).toMillis();
+    long capped = Math.max(1, Math.min(backoff, timeoutMs / 4));
+    return capped / 2 + ThreadLocalRandom.current().nextLong(capped / 2 + 1);
+  }
+
+  private void suspend() {
+    long suspension = ++suspensions;
+    transition(ConnectionState.SUSPENDED);
+    scheduler.schedule(() -> expireLocally(suspension), timeoutMs, TimeUnit.MILLISECONDS);
+  }
+
+  private void expireLocally(long suspension) {
+    synchronized (lock) {
+      if (closed || suspension != suspensions || state != ConnectionState.SUSPENDED) {
+        return;
+      }
+      SessionStream stale = attempt;
+      attempt = null;
+      lose("no server re-attached it within the session timeout of " + timeoutMs + " ms");
+      if (stale != null) {
+        stale.cancel("the session was given up");
+      }
+      scheduler.execute(this::connectNext);
+    }
+  }
+
+  /** The session is gone: LOST, then a new session is opened (reported as RECONNECTED). */
+  private void lose(String why) {
+    log.warn("Session 0x{} lost: {}", Long.toHexString(sessionId), why);
+    sessionId = 0;
+    password = ByteString.EMPTY;
+    timeoutMs = (int) Math.min(Integer.MAX_VALUE, config.sessionTimeout().toMillis());
+    List<Pending> queued = List.copyOf(waiting);
+    waiting.clear();
+    failAll(queued, new SessionExpiredException("the session expired: " + why, null));
+    watches.dropOneShot();
+    transition(ConnectionState.LOST);
+  }
+
+  private void transition(ConnectionState next) {
+    state = next;
+    lock.notifyAll();
+    log.info("Connection state {}", next);
+    listeners.publish(next);
+  }
+
+  private void failAll(List<Pending> pendings, CoordinationException failure) {
+    for (Pending pending : pendings) {
+      pending.fail(failure, events);
+    }
+  }
+
+  // ---------------------------------------------------------------- close
+
+  /**
+   * Closes the session: asks the server to close it (waiting at most {@code wait}
+   * for the answer), then ends the stream; every unanswered request fails with
+   * {@link ClientClosedException}.
+   */
+  void close(Duration wait) throws InterruptedException {
+    SessionStream stream;
+    List<Pending> left;
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      stream = current;
+      left = new java.util.ArrayList<>(waiting);
+      waiting.clear();
+      lock.notifyAll();
+    }
+    ClientClosedException failure = new ClientClosedException("the client is closed");
+    failAll(left, failure);
+    if (stream != null) {
+      Pending close = new Pending(Request.newBuilder().setCloseSession(CloseSessionRequest.getDefaultInstance())
+          .build(), response -> { }, true);
+      if (stream.send(close)) {
+        try {
+          Response answer = close.future().get(wait.toMillis(), TimeUnit.MILLISECONDS);
+          if (answer.hasError()) {
+            log.warn("Closing session 0x{} failed: {}", Long.toHexString(sessionId()), answer.getError());
+          }
+        } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
+          log.warn("No answer to closing session 0x{}: {}", Long.toHexString(sessionId()), e.toString());
+        }
+      }
+    }
+    SessionStream connecting;
+    synchronized (lock) {
+      stream = current;
+      connecting = attempt;
+      current = null;
+      attempt = null;
+    }
+    for (SessionStream s : new SessionStream[] {stream, connecting}) {
+      if (s != null) {
+        failAll(s.abort(), failure);
+      }
+    }
+    log.info("Session 0x{} closed", Long.toHexString(sessionId()));
+  }
+}

@@ -1,0 +1,175 @@
+package dev.corral.client.grpc;
+
+import dev.corral.client.Watcher;
+import dev.corral.client.WatcherType;
+import dev.corral.proto.v1.SetWatchesRequest;
+import dev.corral.proto.v1.WatchEvent;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The client's watchers by kind and (server) path, as ZooKeeper's ZKWatchManager.
+ * One-shot watches are added when their read succeeded (the server registered
+ * them while reading, so their events can only come after that answer) and
+ * removed when they fire; persistent ones stay until removed. Thread-safe.
+ */
+final class WatchRegistry {
+  /** The kinds of watch the client holds. */
+  enum Kind {
+    /** One-shot, from getData, or exists on an existing node. */
+    DATA,
+    /** One-shot, from exists on a missing node. */
+    EXIST,
+    /** One-shot, from getChildren. */
+    CHILD,
+    PERSISTENT,
+    PERSISTENT_RECURSIVE;
+
+    boolean oneShot() {
+      return this == DATA || this == EXIST || this == CHILD;
+    }
+  }
+
+  private final Map<Kind, Map<String, Set<Watcher>>> watches = new EnumMap<>(Kind.class);
+
+  WatchRegistry() {
+    for (Kind kind : Kind.values()) {
+      watches.put(kind, new HashMap<>());
+    }
+  }
+
+  synchronized void add(Kind kind, String path, Watcher watcher) {
+    watches.get(kind).computeIfAbsent(path, p -> new LinkedHashSet<>()).add(watcher);
+  }
+
+  /** The watchers {@code event} goes to, each once; one-shot watchers that fire are removed. */
+  synchronized List<Watcher> fire(WatchEvent event) {
+    Set<Watcher> hit = new LinkedHashSet<>();
+    String path = event.getPath();
+    switch (event.getType()) {
+      case NODE_CREATED, NODE_DATA_CHANGED -> {
+        take(Kind.DATA, path, hit);
+        take(Kind.EXIST, path, hit);
+        persistent(path, hit, true);
+      }
+      case NODE_DELETED -> {
+        take(Kind.DATA, path, hit);
+        take(Kind.EXIST, path, hit);
+        take(Kind.CHILD, path, hit);
+        persistent(path, hit, true);
+      }
+      case NODE_CHILDREN_CHANGED -> {
+        take(Kind.CHILD, path, hit);
+        persistent(path, hit, false);
+      }
+      default -> { }
+    }
+    return new ArrayList<>(hit);
+  }
+
+  private void take(Kind kind, String path, Set<Watcher> hit) {
+    Set<Watcher> found = kind.oneShot() ? watches.get(kind).remove(path) : watches.get(kind).get(path);
+    if (found != null) {
+      hit.addAll(found);
+    }
+  }
+
+  private void persistent(String path, Set<Watcher> hit, boolean recursiveToo) {
+    take(Kind.PERSISTENT, path, hit);
+    if (recursiveToo) {
+      for (String p = path; p != null; p = parentOf(p)) {
+        take(Kind.PERSISTENT_RECURSIVE, p, hit);
+      }
+    }
+  }
+
+  private static String parentOf(String path) {
+    if (path.equals("/")) {
+      return null;
+    }
+    int slash = path.lastIndexOf('/');
+    return slash <= 0 ? "/" : path.substring(0, slash);
+  }
+
+  /**
+   * Removes {@code watcher}'s watches of {@code type} on {@code path}. Returns the
+   * server-side watch types to remove (those with no local watcher left on the
+   * path), or null when {@code watcher} had no such watch.
+   */
+  synchronized List<dev.corral.proto.v1.WatcherType> remove(String path, Watcher watcher, WatcherType type) {
+    boolean child = matches(type, Kind.CHILD) && removeOne(Kind.CHILD, path, watcher);
+    boolean data = matches(type, Kind.DATA) && removeOne(Kind.DATA, path, watcher);
+    boolean exist = matches(type, Kind.EXIST) && removeOne(Kind.EXIST, path, watcher);
+    boolean persistent = matches(type, Kind.PERSISTENT) && removeOne(Kind.PERSISTENT, path, watcher);
+    boolean recursive = matches(type, Kind.PERSISTENT_RECURSIVE)
+        && removeOne(Kind.PERSISTENT_RECURSIVE, path, watcher);
+    if (!(child || data || exist || persistent || recursive)) {
+      return null;
+    }
+    List<dev.corral.proto.v1.WatcherType> serverTypes = new ArrayList<>();
+    if (child && none(Kind.CHILD, path)) {
+      serverTypes.add(dev.corral.proto.v1.WatcherType.CHILDREN);
+    }
+    if ((data || exist) && none(Kind.DATA, path) && none(Kind.EXIST, path)) {
+      serverTypes.add(dev.corral.proto.v1.WatcherType.DATA);
+    }
+    if (persistent && none(Kind.PERSISTENT, path)) {
+      serverTypes.add(dev.corral.proto.v1.WatcherType.PERSISTENT_WATCH);
+    }
+    if (recursive && none(Kind.PERSISTENT_RECURSIVE, path)) {
+      serverTypes.add(dev.corral.proto.v1.WatcherType.PERSISTENT_RECURSIVE_WATCH);
+    }
+    return serverTypes;
+  }
+
+  private static boolean matches(WatcherType type, Kind kind) {
+    return switch (type) {
+      case CHILDREN -> kind == Kind.CHILD;
+      case DATA -> kind == Kind.DATA || kind == Kind.EXIST;
+      case PERSISTENT -> kind == Kind.PERSISTENT || kind == Kind.PERSISTENT_RECURSIVE;
+      case ANY -> true;
+    };
+  }
+
+  private boolean removeOne(Kind kind, String path, Watcher watcher) {
+    Set<Watcher> set = watches.get(kind).get(path);
+    if (set == null || !set.remove(watcher)) {
+      return false;
+    }
+    if (set.isEmpty()) {
+      watches.get(kind).remove(path);
+    }
+    return true;
+  }
+
+  private boolean none(Kind kind, String path) {
+    return !watches.get(kind).containsKey(path);
+  }
+
+  /** Every watch, to re-register after a re-attach (persistent ones only for a new session); null if none. */
+  synchronized SetWatchesRequest reRegistration(long relativeZxid, boolean persistentOnly) {
+    SetWatchesRequest.Builder request = SetWatchesRequest.newBuilder().setRelativeZxid(relativeZxid);
+    if (!persistentOnly) {
+      request.addAllDataWatches(watches.get(Kind.DATA).keySet())
+          .addAllExistWatches(watches.get(Kind.EXIST).keySet())
+          .addAllChildWatches(watches.get(Kind.CHILD).keySet());
+    }
+    request.addAllPersistentWatches(watches.get(Kind.PERSISTENT).keySet())
+        .addAllPersistentRecursiveWatches(watches.get(Kind.PERSISTENT_RECURSIVE).keySet());
+    boolean empty = request.getDataWatchesCount() + request.getExistWatchesCount() + request.getChildWatchesCount()
+        + request.getPersistentWatchesCount() + request.getPersistentRecursiveWatchesCount() == 0;
+    return empty ? null : request.build();
+  }
+
+  /** Forgets every one-shot watch (the session that held them is gone). */
+  synchronized void dropOneShot() {
+    watches.get(Kind.DATA).clear();
+    watches.get(Kind.EXIST).clear();
+    watches.get(Kind.CHILD).clear();
+  }
+}

@@ -1,0 +1,198 @@
+package dev.corral.client.grpc;
+
+import static dev.corral.client.ConnectionState.RECONNECTED;
+import static dev.corral.client.ConnectionState.SUSPENDED;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.corral.client.AddWatchMode;
+import dev.corral.client.CreateMode;
+import dev.corral.client.EventType;
+import dev.corral.client.NoWatcherException;
+import dev.corral.client.WatchedEvent;
+import dev.corral.client.Watcher;
+import dev.corral.client.WatcherType;
+import dev.corral.testing.TestingServer;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class WatchTest {
+  private static final byte[] NONE = new byte[0];
+
+  private TestingServer server;
+  private FaultInjector faults;
+  private CorralClient client;
+  private CorralClient writer;
+
+  @BeforeEach
+  void start() throws InterruptedException {
+    server = new TestingServer();
+    faults = new FaultInjector();
+    client = CorralClient.builder().connectString(server.getConnectString())
+        .sessionTimeout(Duration.ofSeconds(10)).interceptor(faults).build();
+    writer = CorralClient.builder().connectString(server.getConnectString()).build();
+    assertTrue(client.blockUntilConnected(30, TimeUnit.SECONDS));
+  }
+
+  @AfterEach
+  void closeAll() {
+    writer.close();
+    client.close();
+    server.close();
+  }
+
+  /** Records the events a watcher gets. */
+  private static final class Recorder implements Watcher {
+    final BlockingQueue<WatchedEvent> events = new LinkedBlockingQueue<>();
+
+    @Override
+    public void process(WatchedEvent event) {
+      events.add(event);
+    }
+
+    WatchedEvent next() throws InterruptedException {
+      WatchedEvent event = events.poll(30, TimeUnit.SECONDS);
+      if (event == null) {
+        throw new AssertionError("no event within 30 s");
+      }
+      return event;
+    }
+
+    void expect(EventType type, String path) throws InterruptedException {
+      WatchedEvent event = next();
+      assertEquals(type, event.type(), event.toString());
+      assertEquals(path, event.path(), event.toString());
+    }
+  }
+
+  @Test
+  void watcherIsCalledBeforeTheReadThatShowsTheChangeReturns() throws Exception {
+    client.create("/w", NONE, CreateMode.PERSISTENT);
+    List<String> seen = new CopyOnWriteArrayList<>();
+    client.getData("/w", event -> seen.add("event " + event.type()));
+
+    writer.setData("/w", "v1".getBytes(), -1);
+    byte[] read = client.getData("/w").data();
+    seen.add("read " + new String(read));
+
+    assertEquals(List.of("event NODE_DATA_CHANGED", "read v1"), seen);
+  }
+
+  @Test
+  void oneShotWatchesFireOnceForTheirKindOfChange() throws Exception {
+    Recorder exists = new Recorder();
+    Recorder children = new Recorder();
+    assertTrue(client.exists("/o", exists).isEmpty());
+    writer.create("/o", NONE, CreateMode.PERSISTENT);
+    exists.expect(EventType.NODE_CREATED, "/o");
+
+    client.getChildren("/o", children);
+    writer.create("/o/c", NONE, CreateMode.PERSISTENT);
+    children.expect(EventType.NODE_CHILDREN_CHANGED, "/o");
+
+    Recorder sentinel = new Recorder();
+    client.exists("/sentinel", sentinel);
+    writer.create("/o/d", NONE, CreateMode.PERSISTENT);
+    writer.create("/sentinel", NONE, CreateMode.PERSISTENT);
+    sentinel.expect(EventType.NODE_CREATED, "/sentinel");
+    assertTrue(children.events.isEmpty(), "a one-shot watch fires once: " + children.events);
+    assertTrue(exists.events.isEmpty(), "a one-shot watch fires once: " + exists.events);
+  }
+
+  @Test
+  void persistentWatchSeesEveryChangeOfItsNodeUntilRemoved() throws Exception {
+    Recorder watcher = new Recorder();
+    client.addWatch("/p", AddWatchMode.PERSISTENT, watcher);
+    writer.create("/p", NONE, CreateMode.PERSISTENT);
+    writer.setData("/p", "x".getBytes(), -1);
+    writer.create("/p/c", NONE, CreateMode.PERSISTENT);
+    writer.delete("/p/c", -1);
+    writer.delete("/p", -1);
+    watcher.expect(EventType.NODE_CREATED, "/p");
+    watcher.expect(EventType.NODE_DATA_CHANGED, "/p");
+    watcher.expect(EventType.NODE_CHILDREN_CHANGED, "/p");
+    watcher.expect(EventType.NODE_CHILDREN_CHANGED, "/p");
+    watcher.expect(EventType.NODE_DELETED, "/p");
+
+    client.removeWatches("/p", watcher, WatcherType.PERSISTENT);
+    Recorder sentinel = new Recorder();
+    client.exists("/sentinel", sentinel);
+    writer.create("/p", NONE, CreateMode.PERSISTENT);
+    writer.create("/sentinel", NONE, CreateMode.PERSISTENT);
+    sentinel.expect(EventType.NODE_CREATED, "/sentinel");
+    assertTrue(watcher.events.isEmpty(), "no event after removal: " + watcher.events);
+  }
+
+  @Test
+  void recursiveWatchSeesItsNodeAndEveryDescendant() throws Exception {
+    Recorder watcher = new Recorder();
+    client.addWatch("/r", AddWatchMode.PERSISTENT_RECURSIVE, watcher);
+    writer.create("/r", NONE, CreateMode.PERSISTENT);
+    writer.create("/r/a", NONE, CreateMode.PERSISTENT);
+    writer.create("/r/a/b", NONE, CreateMode.PERSISTENT);
+    writer.setData("/r/a/b", "x".getBytes(), -1);
+    writer.delete("/r/a/b", -1);
+    watcher.expect(EventType.NODE_CREATED, "/r");
+    watcher.expect(EventType.NODE_CREATED, "/r/a");
+    watcher.expect(EventType.NODE_CREATED, "/r/a/b");
+    watcher.expect(EventType.NODE_DATA_CHANGED, "/r/a/b");
+    watcher.expect(EventType.NODE_DELETED, "/r/a/b");
+  }
+
+  @Test
+  void aChangeMadeWhileDisconnectedFiresItsEventAfterTheReconnect() throws Exception {
+    StateRecorder states = new StateRecorder();
+    client.addConnectionStateListener(states);
+    client.create("/d", NONE, CreateMode.PERSISTENT);
+    Recorder data = new Recorder();
+    Recorder persistent = new Recorder();
+    client.getData("/d", data);
+    client.addWatch("/d", AddWatchMode.PERSISTENT, persistent);
+
+    faults.refuseNewStreams(true);
+    faults.cutStream();
+    states.awaitTail(SUSPENDED);
+    writer.setData("/d", "changed".getBytes(), -1);
+    faults.refuseNewStreams(false);
+    states.awaitTail(SUSPENDED, RECONNECTED);
+
+    data.expect(EventType.NODE_DATA_CHANGED, "/d");
+    assertEquals("changed", new String(client.getData("/d").data()));
+  }
+
+  @Test
+  void removingAWatcherThatHasNoWatchFailsWithNoWatcher() throws Exception {
+    client.create("/nw", NONE, CreateMode.PERSISTENT);
+    Watcher stranger = event -> { };
+    assertThrows(NoWatcherException.class, () -> client.removeWatches("/nw", stranger, WatcherType.ANY));
+
+    Recorder kept = new Recorder();
+    Recorder removed = new Recorder();
+    client.getData("/nw", kept);
+    client.getData("/nw", removed);
+    client.removeWatches("/nw", removed, WatcherType.DATA);
+    assertThrows(NoWatcherException.class, () -> client.removeWatches("/nw", removed, WatcherType.DATA));
+    writer.setData("/nw", "x".getBytes(), -1);
+    kept.expect(EventType.NODE_DATA_CHANGED, "/nw");
+    assertTrue(removed.events.isEmpty(), "the removed watcher is not called: " + removed.events);
+  }
+
+  @Test
+  void aWatcherThatThrowsDoesNotStopDelivery() throws Exception {
+    Recorder after = new Recorder();
+    client.exists("/t", event -> {
+      throw new IllegalStateException("a faulty watcher");
+    });
+    client.exists("/t", after);
+    writer.create("/t", NONE, CreateMode.PERSISTENT);
+    after.expect(EventType.NODE_CREATED, "/t");
+  }
+}
