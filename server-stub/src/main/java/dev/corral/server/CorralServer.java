@@ -93,6 +93,10 @@ public final class CorralServer implements AutoCloseable {
     duties.scheduleWithFixedDelay(guarded(core::expireTtlNodes), ttlMs, ttlMs, TimeUnit.MILLISECONDS);
     health.setStatus("", ServingStatus.SERVING);
     health.setStatus("corral.v1.Coordination", ServingStatus.SERVING);
+    core.onFailure(why -> {
+      health.setStatus("", ServingStatus.NOT_SERVING);
+      health.setStatus("corral.v1.Coordination", ServingStatus.NOT_SERVING);
+    });
     CorralServer server = new CorralServer(config, core, replicator, grpc, health, duties);
     log.info("Corral listening on {}:{}, data in {} ({} nodes, zxid 0x{})", config.host(), server.port(),
         config.dataDir().toAbsolutePath(), core.nodeCount(), Long.toHexString(core.lastZxid()));

@@ -59,6 +59,8 @@ public final class ServerCore implements ReplicatedState {
   private final RecentChanges recentChanges = new RecentChanges(RECENT_CHANGES_KEPT, 0);
   private DataTree tree = new DataTree();
   private volatile Replicator replicator;
+  private volatile String failure;
+  private volatile java.util.function.Consumer<String> onFailure = why -> { };
 
   public ServerCore(Clock clock, SessionTracker tracker) {
     this.clock = clock;
@@ -152,6 +154,30 @@ public final class ServerCore implements ReplicatedState {
     } finally {
       lock.writeLock().unlock();
     }
+  }
+
+  @Override
+  public void failed(Throwable cause) {
+    String why = "this server stopped applying the log: " + cause;
+    if (failure != null) {
+      return;
+    }
+    failure = why;
+    log.error("Server failed; ending {} session streams: {}", attached.size(), why);
+    for (SessionSink sink : List.copyOf(attached.values())) {
+      sink.serverStopped(why);
+    }
+    onFailure.accept(why);
+  }
+
+  /** Why this server stopped serving, if it did. */
+  public Optional<String> failure() {
+    return Optional.ofNullable(failure);
+  }
+
+  /** Runs {@code action} (once) if the server stops serving. */
+  void onFailure(java.util.function.Consumer<String> action) {
+    this.onFailure = action;
   }
 
   @Override

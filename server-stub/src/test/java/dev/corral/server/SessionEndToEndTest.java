@@ -317,6 +317,26 @@ class SessionEndToEndTest {
   }
 
   @Test
+  void serverThatCannotApplyTheLogEndsItsStreamsAndRefusesNewSessions() {
+    try (RawSession s = live.open()) {
+      live.server().core().failed(new IllegalStateException("simulated apply failure"));
+
+      dev.corral.proto.v1.Error ended = s.next().getFatal();
+      assertEquals(ErrorCode.NOT_READY, ended.getCode());
+      assertTrue(ended.getMessage().contains("simulated apply failure"), ended.getMessage());
+      assertEquals(Status.Code.UNAVAILABLE, s.awaitEnd().status().getCode());
+
+      RawSession refused = RawSession.stream(live.channel());
+      refused.send(dev.corral.proto.v1.ClientMessage.newBuilder()
+          .setConnect(dev.corral.proto.v1.Connect.getDefaultInstance()).build());
+      assertEquals(ErrorCode.NOT_READY, refused.next().getFatal().getCode());
+      io.grpc.health.v1.HealthCheckResponse health = io.grpc.health.v1.HealthGrpc.newBlockingStub(live.channel())
+          .check(io.grpc.health.v1.HealthCheckRequest.getDefaultInstance());
+      assertEquals(io.grpc.health.v1.HealthCheckResponse.ServingStatus.NOT_SERVING, health.getStatus());
+    }
+  }
+
+  @Test
   void reattachWithWrongPasswordIsRefusedAsExpired() {
     try (RawSession s = live.open();
         RawSession thief = RawSession.reattach(live.channel(), s.sessionId(), bytes("not-the-password"), 0)) {

@@ -93,9 +93,15 @@ final class CorralStateMachine extends BaseStateMachine {
   @Override
   public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
     LogEntryProto logEntry = trx.getLogEntry();
-    LogEntry entry = parse(logEntry);
-    proposer.applying(entry);
-    state.apply(logEntry.getIndex(), entry, proposer); // completes our proposers' futures, txn by txn
+    try {
+      LogEntry entry = parse(logEntry);
+      proposer.applying(entry);
+      state.apply(logEntry.getIndex(), entry, proposer); // completes our proposers' futures, txn by txn
+    } catch (RuntimeException | Error e) {
+      LOG.error("Applying log entry {} failed; this server stops serving", logEntry.getIndex(), e);
+      state.failed(e);
+      throw e;
+    }
     updateLastAppliedTermIndex(logEntry.getTerm(), logEntry.getIndex());
     return CompletableFuture.completedFuture(Message.EMPTY);
   }

@@ -33,6 +33,12 @@ public interface ReplicatedState {
   /** The zxid of the last applied change (0 for an empty tree). */
   long lastZxid();
 
+  /**
+   * Applying the log failed: this replica's state can no longer follow it and
+   * it must stop serving (clients move to another server). Called once.
+   */
+  void failed(Throwable cause);
+
   /** Told of each txn right after it was applied; see {@link ReplicatedState#apply}. */
   @FunctionalInterface
   interface AppliedTxnListener {

@@ -132,6 +132,11 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
   // -------------------------------------------------------------- handshake
 
   private void connect(Connect connect) {
+    Optional<String> failure = core.failure();
+    if (failure.isPresent()) {
+      fatal(ErrorCode.NOT_READY, failure.get());
+      return;
+    }
     if (connect.getSessionId() == 0) {
       openSession(connect);
       return;
@@ -328,6 +333,11 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
       fatal(ErrorCode.SESSION_EXPIRED, "session 0x" + Long.toHexString(sessionId) + " expired");
     }
     // A client close ends the stream once its answer is sent (see enqueueClose).
+  }
+
+  @Override
+  public void serverStopped(String why) {
+    fatal(ErrorCode.NOT_READY, why);
   }
 
   @Override

@@ -16,4 +16,7 @@ public interface SessionSink {
 
   /** Another stream took over the session. */
   void moved();
+
+  /** This server stopped serving (it can no longer apply the log); the client should go elsewhere. */
+  void serverStopped(String why);
 }

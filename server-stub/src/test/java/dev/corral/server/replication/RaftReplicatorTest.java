@@ -90,6 +90,19 @@ class RaftReplicatorTest {
   }
 
   @Test
+  void anApplyThatThrowsTellsTheStateItFailed() throws Exception {
+    RecordingState state = new RecordingState();
+    RaftReplicator replicator = start(config().build(), state);
+    Txns txns = Txns.openSession(replicator);
+
+    state.breakNextApply();
+    replicator.propose(txns.create("/breaks"));
+
+    org.awaitility.Awaitility.await().atMost(WAIT_SECONDS, TimeUnit.SECONDS).until(() -> state.failure() != null);
+    assertEquals("apply broke on purpose", state.failure().getMessage());
+  }
+
+  @Test
   void aSnapshotRequestWithNothingNewKeepsTheLatestSnapshot() throws Exception {
     RaftReplicator replicator = start(config().build(), new RecordingState());
     Txns txns = Txns.openSession(replicator);

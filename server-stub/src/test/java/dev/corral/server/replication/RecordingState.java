@@ -22,10 +22,16 @@ final class RecordingState implements ReplicatedState {
   private DataTree tree = new DataTree(); // guarded by this
   private int restores; // guarded by this
   private volatile CountDownLatch gate = new CountDownLatch(0);
+  private volatile boolean breakNextApply;
+  private volatile Throwable failure;
 
   @Override
   public void apply(long logIndex, LogEntry entry, AppliedTxnListener listener) {
     awaitGate();
+    if (breakNextApply) {
+      breakNextApply = false;
+      throw new IllegalStateException("apply broke on purpose");
+    }
     synchronized (this) {
       for (int i = 0; i < entry.getTxnsCount(); i++) {
         Txn txn = entry.getTxns(i);
@@ -49,6 +55,21 @@ final class RecordingState implements ReplicatedState {
   @Override
   public synchronized long lastZxid() {
     return tree.lastZxid();
+  }
+
+  @Override
+  public void failed(Throwable cause) {
+    failure = cause;
+  }
+
+  /** Makes the next apply throw, as a bug in the state would. */
+  void breakNextApply() {
+    breakNextApply = true;
+  }
+
+  /** What {@link #failed} was told, if anything. */
+  Throwable failure() {
+    return failure;
   }
 
   synchronized List<Applied> applied() {
