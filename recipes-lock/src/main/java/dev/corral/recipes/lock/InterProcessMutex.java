@@ -1,5 +1,6 @@
 package dev.corral.recipes.lock;
 
+import dev.corral.client.recipe.Deadline;
 import dev.corral.client.CoordinationClient;
 import dev.corral.client.CoordinationException;
 import dev.corral.client.NoNodeException;

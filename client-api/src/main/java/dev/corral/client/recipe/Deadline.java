@@ -1,9 +1,12 @@
-package dev.corral.recipes.lock;
+package dev.corral.client.recipe;
 
 import java.util.concurrent.TimeUnit;
 
-/** When a blocking call must give up, measured with {@link System#nanoTime()}. */
-final class Deadline {
+/**
+ * When a blocking call must give up, measured with {@link System#nanoTime()};
+ * saturating, never overflowing. Shared by the recipes.
+ */
+public final class Deadline {
   private static final Deadline NEVER = new Deadline(false, 0);
 
   private final boolean bounded;
@@ -15,12 +18,12 @@ final class Deadline {
   }
 
   /** A deadline that never passes. */
-  static Deadline never() {
+  public static Deadline never() {
     return NEVER;
   }
 
   /** The deadline {@code time} from now; a negative time is treated as zero (one attempt, no wait). */
-  static Deadline after(long time, TimeUnit unit) {
+  public static Deadline after(long time, TimeUnit unit) {
     long nanos = Math.max(0, unit.toNanos(time));
     if (nanos >= Long.MAX_VALUE / 4) {
       return NEVER; // centuries: would overflow System.nanoTime() arithmetic
@@ -29,16 +32,16 @@ final class Deadline {
   }
 
   /** Nanoseconds left (never negative); {@link Long#MAX_VALUE} for a deadline that never passes. */
-  long remainingNanos() {
+  public long remainingNanos() {
     return bounded ? Math.max(0, endNanos - System.nanoTime()) : Long.MAX_VALUE;
   }
 
-  boolean expired() {
+  public boolean expired() {
     return bounded && endNanos - System.nanoTime() <= 0;
   }
 
   /** The time left, but at most {@code maxNanos}: how long one wait may last before re-checking. */
-  long sliceNanos(long maxNanos) {
+  public long sliceNanos(long maxNanos) {
     return Math.min(remainingNanos(), maxNanos);
   }
 }

@@ -1,0 +1,104 @@
+package dev.corral.client.recipe;
+
+import dev.corral.client.ConnectionState;
+import dev.corral.client.ConnectionStateListener;
+import dev.corral.client.CoordinationClient;
+import dev.corral.client.CoordinationException;
+import dev.corral.client.WatchedEvent;
+import dev.corral.client.Watcher;
+import dev.corral.client.WatcherType;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Wakes a thread that waits for "something changed": a watch it left fired, or
+ * the connection state moved. The waiter reads {@link #version()}, then looks
+ * (leaving watches with this signal), then {@link #awaitChange waits} for the
+ * version to move, so nothing that happens after the read is missed.
+ */
+public final class Signal implements Watcher, ConnectionStateListener, AutoCloseable {
+  private final CoordinationClient client;
+  private long version;
+  private boolean sessionLost;
+
+  private Signal(CoordinationClient client) {
+    this.client = client;
+  }
+
+  /** A signal that also wakes on every connection state change until closed. */
+  public static Signal open(CoordinationClient client) {
+    Signal signal = new Signal(client);
+    client.addConnectionStateListener(signal);
+    return signal;
+  }
+
+  public synchronized long version() {
+    return version;
+  }
+
+  /** True once LOST was seen since this signal was opened. */
+  public synchronized boolean sessionLost() {
+    return sessionLost;
+  }
+
+  @Override
+  public synchronized void process(WatchedEvent event) {
+    version++;
+    notifyAll();
+  }
+
+  @Override
+  public synchronized void stateChanged(CoordinationClient c, ConnectionState newState) {
+    if (newState == ConnectionState.LOST) {
+      sessionLost = true;
+    }
+    version++;
+    notifyAll();
+  }
+
+  /**
+   * After a failure worth retrying: waits for a state change or a pause
+   * growing from 50 ms to {@code maxDelayMs} (and at most {@code maxNanos});
+   * returns the pause to grow from next time.
+   */
+  public long pause(long seen, long previousDelayMs, long maxDelayMs, long maxNanos) throws InterruptedException {
+    long delayMs = Math.min(maxDelayMs, Math.max(50, previousDelayMs * 2));
+    awaitChange(seen, Math.min(maxNanos, TimeUnit.MILLISECONDS.toNanos(delayMs)));
+    return delayMs;
+  }
+
+  /** Waits until the version differs from {@code seen}, at most {@code nanos}; true if it does. */
+  public synchronized boolean awaitChange(long seen, long nanos) throws InterruptedException {
+    long end = System.nanoTime() + Math.min(nanos, Long.MAX_VALUE / 4);
+    while (version == seen) {
+      long left = end - System.nanoTime();
+      if (left <= 0) {
+        return false;
+      }
+      TimeUnit.NANOSECONDS.timedWait(this, left);
+    }
+    return true;
+  }
+
+  /**
+   * Drops {@code watcher}'s data watch on {@code path} when leaving early, so
+   * watches do not pile up on a long-lived node. Best effort, even when
+   * interrupted (the interrupt is kept).
+   */
+  public void forget(String path, Watcher watcher) {
+    boolean interrupted = Thread.interrupted();
+    try {
+      client.removeWatches(path, watcher, WatcherType.DATA);
+    } catch (CoordinationException | InterruptedException alreadyGone) {
+      // it fired meanwhile, or the connection is down (the watch dies with it)
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    client.removeConnectionStateListener(this);
+  }
+}
