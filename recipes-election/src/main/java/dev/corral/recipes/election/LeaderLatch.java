@@ -1,0 +1,418 @@
+package dev.corral.recipes.election;
+
+import dev.corral.client.recipe.Deadline;
+import dev.corral.client.ClientClosedException;
+import dev.corral.client.ConnectionState;
+import dev.corral.client.ConnectionStateListener;
+import dev.corral.client.CoordinationClient;
+import dev.corral.client.CoordinationException;
+import dev.corral.client.PathRules;
+import dev.corral.client.Watcher;
+import dev.corral.recipes.election.Contenders.Standing;
+import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Leader election by latch, as Curator's {@code LeaderLatch}: of all started
+ * latches on one path, one is leader until it is closed or loses its
+ * connection.
+ *
+ * <p>Each latch queues a protected ephemeral-sequential node (its id as data)
+ * under the path, creating it and listing its siblings in one multi; the
+ * lowest sequence leads; every other latch watches only its predecessor.
+ *
+ * <ul>
+ *   <li>On SUSPENDED or LOST, leadership is given up at once (listeners hear
+ *       {@code notLeader}).
+ *   <li>After RECONNECTED with the same session, leadership returns if the
+ *       node is still first and still owned by the session
+ *       ({@code Stat.ephemeralOwner == client.sessionId()}).
+ *   <li>After a new session (LOST), the latch joins again with a new node; a
+ *       node left by the earlier session is deleted, never taken as its own.
+ *   <li>The leader watches its own node: if anyone deletes it, leadership is
+ *       given up and the latch joins again at the end of the queue.
+ * </ul>
+ *
+ * <p>Every term has a {@link #fencingToken() fencing token}: the creation
+ * zxid of the leader's node, larger for every later leader. Leadership
+ * regained on the same node after a suspension keeps its term and token (no
+ * other latch can have led meanwhile).
+ *
+ * <p>Decisions are made on the latch's own thread, in the order of the events
+ * that cause them; listeners are told on their own executors, in order.
+ * Thread-safe. Started once; closing twice is harmless.
+ */
+public final class LeaderLatch implements AutoCloseable {
+  /** Whether listeners hear {@code notLeader} when the latch is closed while leader. */
+  public enum CloseMode {
+    /** Listeners are not told. */
+    SILENT,
+    /** Listeners hear {@code notLeader}. */
+    NOTIFY_LEADER
+  }
+
+  private enum State { LATENT, STARTED, CLOSED }
+
+  private static final Logger log = LoggerFactory.getLogger(LeaderLatch.class);
+  private static final long MAX_RETRY_DELAY_MS = 2_000;
+  private static final long CLOSE_WAIT_SECONDS = 30;
+
+  private final CoordinationClient client;
+  private final String path;
+  private final String id;
+  private final CloseMode closeMode;
+  private final Contenders contenders;
+  private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+  private final CopyOnWriteArrayList<Registration> listeners = new CopyOnWriteArrayList<>();
+  private final ScheduledExecutorService loop;
+  private final ExecutorService defaultListenerExecutor;
+  private final ConnectionStateListener connectionListener = (c, newState) -> onStateChanged(newState);
+  private final Watcher queueWatcher = event -> submit(this::reconcile);
+  private final Object leadership = new Object();
+
+  // confined to the loop thread (and to close, once the loop has ended)
+  private final Candidacy candidacy;
+  private boolean connected;
+  private long retryDelayMs;
+  private volatile Thread loopThread;
+
+  // guarded by leadership
+  private volatile boolean leader;
+  private long token;
+
+  private record Registration(LeaderLatchListener listener, SerialExecutor executor) {}
+
+  /** A latch closing {@link CloseMode#SILENT silently}. */
+  public LeaderLatch(CoordinationClient client, String path, String id) {
+    this(client, path, id, CloseMode.SILENT);
+  }
+
+  /**
+   * A latch on {@code path} with participant id {@code id} (stored as its
+   * node's data) and the close mode used by {@link #close()}.
+   */
+  public LeaderLatch(CoordinationClient client, String path, String id, CloseMode closeMode) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.path = Objects.requireNonNull(path, "path");
+    PathRules.violation(path).ifPresent(rule -> {
+      throw new IllegalArgumentException("invalid latch path: " + rule);
+    });
+    this.id = Objects.requireNonNull(id, "id");
+    this.closeMode = Objects.requireNonNull(closeMode, "closeMode");
+    this.contenders = new Contenders(client, path, "latch-");
+    byte[] data = id.getBytes(StandardCharsets.UTF_8);
+    this.candidacy = new Candidacy(client, contenders, () -> data);
+    this.loop = Executors.newSingleThreadScheduledExecutor(runnable -> {
+      Thread thread = Threads.daemon("leader-latch " + path).newThread(runnable);
+      loopThread = thread;
+      return thread;
+    });
+    this.defaultListenerExecutor = Executors.newSingleThreadExecutor(Threads.daemon("leader-latch-listeners " + path));
+  }
+
+  /**
+   * Joins the election. Returns at once; leadership comes later (see
+   * {@link #await()} and the listeners).
+   *
+   * @throws IllegalStateException if started before, or closed
+   */
+  public void start() {
+    if (!state.compareAndSet(State.LATENT, State.STARTED)) {
+      throw new IllegalStateException(state.get() == State.STARTED
+          ? "this latch is already started" : "this latch is closed; a latch cannot be restarted");
+    }
+    client.addConnectionStateListener(connectionListener, this::submit);
+    submit(() -> {
+      connected = canLead(client.state());
+      reconcile();
+    });
+  }
+
+  /** Closes with the close mode given at construction. */
+  @Override
+  public void close() {
+    close(closeMode);
+  }
+
+  /**
+   * Leaves the election: its node is deleted (if the connection is down, once
+   * it is back with the same session, without waiting for it; a lost session
+   * took the node already) and listeners hear {@code notLeader} if it was
+   * leader and {@code mode} is NOTIFY_LEADER. Waiters in {@link #await()} are
+   * released. Closing twice, or closing a latch never started, is harmless.
+   */
+  public void close(CloseMode mode) {
+    Objects.requireNonNull(mode, "mode");
+    State previous = state.getAndSet(State.CLOSED);
+    if (previous == State.CLOSED) {
+      return;
+    }
+    if (previous == State.STARTED) {
+      client.removeConnectionStateListener(connectionListener);
+      stopLoop();
+      boolean wasLeader = changeLeadership(false, 0);
+      if (wasLeader && mode == CloseMode.NOTIFY_LEADER) {
+        tellListeners(false);
+      }
+      leaveQueue();
+    } else {
+      loop.shutdownNow(); // never started: it has no thread, but is done with
+    }
+    synchronized (leadership) {
+      leadership.notifyAll();
+    }
+    defaultListenerExecutor.shutdown();
+  }
+
+  /** True while this latch is started and leader. */
+  public boolean hasLeadership() {
+    return state.get() == State.STARTED && leader;
+  }
+
+  /**
+   * The fencing token of the current term: the creation zxid of this latch's
+   * node, larger than every earlier leader's. Hand it to the resource being
+   * protected, which should refuse any smaller token it has seen.
+   *
+   * @throws IllegalStateException if this latch is not leader
+   */
+  public long fencingToken() {
+    synchronized (leadership) {
+      if (!hasLeadership()) {
+        throw new IllegalStateException("this latch is not the leader");
+      }
+      return token;
+    }
+  }
+
+  /**
+   * Waits until this latch is leader.
+   *
+   * @throws IllegalStateException if the latch is not started, or is closed while waiting
+   */
+  public void await() throws InterruptedException {
+    synchronized (leadership) {
+      while (!hasLeadership()) {
+        if (state.get() != State.STARTED) {
+          throw new IllegalStateException(state.get() == State.LATENT
+              ? "the latch is not started" : "the latch was closed");
+        }
+        leadership.wait();
+      }
+    }
+  }
+
+  /**
+   * Waits until this latch is leader, at most {@code time}. False if the time
+   * passed first, or the latch is not started or was closed.
+   */
+  public boolean await(long time, TimeUnit unit) throws InterruptedException {
+    Deadline deadline = Deadline.after(time, unit);
+    synchronized (leadership) {
+      while (!hasLeadership() && state.get() == State.STARTED) {
+        long left = deadline.remainingNanos();
+        if (left == 0) {
+          return false;
+        }
+        TimeUnit.NANOSECONDS.timedWait(leadership, left);
+      }
+      return hasLeadership();
+    }
+  }
+
+  /** This latch's participant id. */
+  public String getId() {
+    return id;
+  }
+
+  /** The leader as the queue shows it, or {@code Participant("", false)} when there is none. */
+  public Participant getLeader() throws CoordinationException, InterruptedException {
+    return contenders.leader();
+  }
+
+  /** Every participant in queue order; the first is the leader. */
+  public Collection<Participant> getParticipants() throws CoordinationException, InterruptedException {
+    return contenders.participants();
+  }
+
+  /** Adds a listener told on the latch's listener thread (one per latch). */
+  public void addListener(LeaderLatchListener listener) {
+    addListener(listener, defaultListenerExecutor);
+  }
+
+  /** Adds a listener told on {@code executor}, one call at a time, in order. */
+  public void addListener(LeaderLatchListener listener, Executor executor) {
+    listeners.add(new Registration(Objects.requireNonNull(listener, "listener"),
+        new SerialExecutor(Objects.requireNonNull(executor, "executor"))));
+  }
+
+  /** Removes every registration of {@code listener}. */
+  public void removeListener(LeaderLatchListener listener) {
+    listeners.removeIf(registration -> registration.listener() == listener);
+  }
+
+  // ---- the loop thread ----
+
+  private void onStateChanged(ConnectionState newState) {
+    connected = canLead(newState);
+    if (connected) {
+      reconcile();
+    } else if (changeLeadership(false, 0)) {
+      tellListeners(false);
+    }
+  }
+
+  /** Brings leadership in line with the queue; idempotent, run after every event. */
+  private void reconcile() {
+    if (state.get() != State.STARTED || !connected) {
+      return;
+    }
+    try {
+      Standing standing = candidacy.stand();
+      switch (standing.kind()) {
+        case FIRST -> {
+          Contenders.OwnNode own = candidacy.node().orElseThrow();
+          lead(own.czxid());
+          // a leader watches its own node: if it goes (deleted, or its session expired), so does leadership
+          if (client.exists(own.path(), queueWatcher).isEmpty()) {
+            submit(this::reconcile);
+          }
+        }
+        case GONE -> {
+          // our node was deleted under us, or its session ended: join again (with a pause, never a storm)
+          follow();
+          retryLater("its node is gone");
+          return;
+        }
+        case BEHIND -> {
+          follow();
+          if (client.exists(standing.predecessor(), queueWatcher).isEmpty()) {
+            submit(this::reconcile);
+          }
+        }
+        default -> throw new AssertionError(standing);
+      }
+      retryDelayMs = 0;
+    } catch (InterruptedException closing) {
+      Thread.currentThread().interrupt();
+    } catch (ClientClosedException e) {
+      log.warn("the client of latch {} on {} was closed; the latch no longer takes part", id, path);
+      follow();
+    } catch (CoordinationException e) {
+      follow();
+      retryLater(e.getMessage());
+    }
+  }
+
+  private void retryLater(String why) {
+    retryDelayMs = Math.min(MAX_RETRY_DELAY_MS, Math.max(50, retryDelayMs * 2));
+    log.debug("latch {} on {}: {}; trying again in {} ms", id, path, why, retryDelayMs);
+    try {
+      loop.schedule(this::reconcile, retryDelayMs, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException closed) {
+      // closing
+    }
+  }
+
+  private void lead(long czxid) {
+    if (changeLeadership(true, czxid)) {
+      tellListeners(true);
+    }
+  }
+
+  private void follow() {
+    if (changeLeadership(false, 0)) {
+      tellListeners(false);
+    }
+  }
+
+  /** Sets leadership; true if it changed. */
+  private boolean changeLeadership(boolean value, long czxid) {
+    synchronized (leadership) {
+      if (leader == value) {
+        return false;
+      }
+      leader = value;
+      token = value ? czxid : 0;
+      leadership.notifyAll();
+      return true;
+    }
+  }
+
+  private void tellListeners(boolean isLeader) {
+    for (Registration registration : listeners) {
+      LeaderLatchListener listener = registration.listener();
+      registration.executor().execute(isLeader ? listener::isLeader : listener::notLeader);
+    }
+  }
+
+  private void submit(Runnable task) {
+    try {
+      loop.execute(task);
+    } catch (RejectedExecutionException closed) {
+      // the latch is closed: nothing more to decide
+    }
+  }
+
+  private static boolean canLead(ConnectionState state) {
+    return state.isConnected() && state != ConnectionState.READ_ONLY;
+  }
+
+  // ---- closing ----
+
+  private void stopLoop() {
+    loop.shutdownNow();
+    if (Thread.currentThread() == loopThread) {
+      return; // closed by a listener running on the latch's own thread
+    }
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          if (!loop.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {
+            log.warn("latch {} on {}: its thread did not stop within {} s", id, path, CLOSE_WAIT_SECONDS);
+          }
+          return;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void leaveQueue() {
+    if (!client.state().isConnected()) {
+      candidacy.withdrawWhenReconnected();
+      return;
+    }
+    boolean interrupted = Thread.interrupted();
+    try {
+      candidacy.withdraw();
+    } catch (CoordinationException e) {
+      log.debug("latch {} on {}: could not delete its node now ({}); will when reconnected", id, path, e.getMessage());
+      candidacy.withdrawWhenReconnected();
+    } catch (InterruptedException e) {
+      interrupted = true;
+      candidacy.withdrawWhenReconnected();
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

@@ -1,0 +1,359 @@
+package dev.corral.recipes.election;
+
+import dev.corral.client.recipe.Signal;
+import dev.corral.client.ClientClosedException;
+import dev.corral.client.ConnectionState;
+import dev.corral.client.ConnectionStateListener;
+import dev.corral.client.CoordinationClient;
+import dev.corral.client.CoordinationException;
+import dev.corral.client.PathRules;
+import dev.corral.client.SessionExpiredException;
+import dev.corral.recipes.election.Contenders.Standing;
+import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Leader election by turns, as Curator's {@code LeaderSelector}: participants
+ * queue on a path, and the first runs
+ * {@link LeaderSelectorListener#takeLeadership} on the selector's thread;
+ * returning (or throwing) ends its leadership and deletes its node, letting the
+ * next one lead. With {@link #autoRequeue()} it queues again each time.
+ *
+ * <p>The queue is a mutex's: protected ephemeral-sequential nodes (the id as
+ * data), created with their siblings listed in one multi; the lowest leads;
+ * each waiter watches only its predecessor. A participant leads only while
+ * connected and while its node is first and owned by the current session; on
+ * SUSPENDED or LOST the leader's thread is interrupted. An attempt that fails
+ * or is interrupted deletes its node (including one made by a create whose
+ * reply was lost).
+ *
+ * <p>Thread-safe. Started once; closing twice is harmless.
+ */
+public final class LeaderSelector implements AutoCloseable {
+  private enum State { LATENT, STARTED, CLOSED }
+
+  /** Where the running attempt is. */
+  private enum Phase { IDLE, WAITING, LEADING, WITHDRAWING }
+
+  private static final Logger log = LoggerFactory.getLogger(LeaderSelector.class);
+  private static final long MAX_RETRY_DELAY_MS = 2_000;
+
+  private final CoordinationClient client;
+  private final String path;
+  private final LeaderSelectorListener listener;
+  private final Executor executor;
+  private final ExecutorService ownExecutor;
+  private final Contenders contenders;
+  private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
+  private final ConnectionStateListener connectionListener = this::onStateChanged;
+  private volatile boolean autoRequeue;
+  private volatile String id = "";
+
+  // guarded by this
+  private boolean queued;
+  private Thread attemptThread;
+  private Phase phase = Phase.IDLE;
+
+  /** A selector on {@code path} running {@code listener} on a thread of its own. */
+  public LeaderSelector(CoordinationClient client, String path, LeaderSelectorListener listener) {
+    this(client, path, null, listener);
+  }
+
+  /**
+   * A selector on {@code path} running {@code listener} on {@code executor}
+   * (one task per turn; the executor is not shut down by {@link #close()}).
+   */
+  public LeaderSelector(CoordinationClient client, String path, Executor executor, LeaderSelectorListener listener) {
+    this.client = Objects.requireNonNull(client, "client");
+    this.path = Objects.requireNonNull(path, "path");
+    PathRules.violation(path).ifPresent(rule -> {
+      throw new IllegalArgumentException("invalid selector path: " + rule);
+    });
+    this.listener = Objects.requireNonNull(listener, "listener");
+    this.ownExecutor = executor == null
+        ? Executors.newSingleThreadExecutor(Threads.daemon("leader-selector " + path)) : null;
+    this.executor = executor == null ? ownExecutor : executor;
+    this.contenders = new Contenders(client, path, "lock-");
+  }
+
+  /**
+   * Queues for leadership once (more with {@link #autoRequeue()}).
+   *
+   * @throws IllegalStateException if started before, or closed
+   */
+  public void start() {
+    if (!state.compareAndSet(State.LATENT, State.STARTED)) {
+      throw new IllegalStateException(state.get() == State.STARTED
+          ? "this selector is already started" : "this selector is closed; a selector cannot be restarted");
+    }
+    client.addConnectionStateListener(connectionListener);
+    enqueue();
+  }
+
+  /** From now on, queue again every time leadership ends. */
+  public void autoRequeue() {
+    autoRequeue = true;
+  }
+
+  /**
+   * Queues again if not queued or leading now.
+   *
+   * @return true if queued now, false if already queued or leading
+   * @throws IllegalStateException if not started, or closed
+   */
+  public boolean requeue() {
+    if (state.get() != State.STARTED) {
+      throw new IllegalStateException("this selector is " + state.get().name().toLowerCase());
+    }
+    return enqueue();
+  }
+
+  /** Interrupts the thread running {@code takeLeadership}, if this participant leads now. */
+  public synchronized void interruptLeadership() {
+    if (phase == Phase.LEADING) {
+      attemptThread.interrupt();
+    }
+  }
+
+  /** True while {@code takeLeadership} runs. */
+  public synchronized boolean hasLeadership() {
+    return phase == Phase.LEADING;
+  }
+
+  /** The id stored in this participant's node ({@code ""} unless set). */
+  public String getId() {
+    return id;
+  }
+
+  /** Sets the id stored in this participant's next node. */
+  public void setId(String id) {
+    this.id = Objects.requireNonNull(id, "id");
+  }
+
+  /** Every participant in queue order; the first is the leader. */
+  public Collection<Participant> getParticipants() throws CoordinationException, InterruptedException {
+    return contenders.participants();
+  }
+
+  /** The leader as the queue shows it, or {@code Participant("", false)} when there is none. */
+  public Participant getLeader() throws CoordinationException, InterruptedException {
+    return contenders.leader();
+  }
+
+  /**
+   * Leaves: interrupts the running turn (waiting or leading), waits for it to
+   * end and to delete its node (if the connection is down, the node is deleted
+   * once it is back with the same session, without waiting for it), and stops
+   * the selector's own thread. Closing twice, or
+   * closing a selector never started, is harmless. Called from
+   * {@code takeLeadership}, it interrupts that turn and returns at once.
+   */
+  @Override
+  public void close() {
+    State previous = state.getAndSet(State.CLOSED);
+    if (previous == State.CLOSED) {
+      return;
+    }
+    if (previous == State.STARTED) {
+      client.removeConnectionStateListener(connectionListener);
+      awaitTurnEnd();
+    }
+    if (ownExecutor != null) {
+      ownExecutor.shutdown();
+    }
+  }
+
+  private void awaitTurnEnd() {
+    boolean interrupted = false;
+    synchronized (this) {
+      if (attemptThread != null) {
+        attemptThread.interrupt(); // waiting, leading, or waiting to delete its node: all end now
+      }
+      while (attemptThread != null && attemptThread != Thread.currentThread()) {
+        try {
+          wait();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private boolean enqueue() {
+    synchronized (this) {
+      if (queued || state.get() != State.STARTED) {
+        return false;
+      }
+      queued = true;
+    }
+    try {
+      executor.execute(this::turn);
+      return true;
+    } catch (RejectedExecutionException e) {
+      synchronized (this) {
+        queued = false;
+        notifyAll();
+      }
+      log.warn("selector {} on {}: its executor rejected a turn", id, path, e);
+      return false;
+    }
+  }
+
+  /** One turn: queue, wait until first, lead, leave. */
+  private void turn() {
+    synchronized (this) {
+      if (state.get() != State.STARTED) {
+        queued = false;
+        notifyAll();
+        return;
+      }
+      attemptThread = Thread.currentThread();
+      phase = Phase.WAITING;
+    }
+    Candidacy candidacy = new Candidacy(client, contenders, () -> id.getBytes(StandardCharsets.UTF_8));
+    try {
+      do {
+        awaitTurn(candidacy);
+      } while (!lead());
+    } catch (InterruptedException e) {
+      log.debug("selector {} on {}: turn interrupted", id, path);
+    } catch (CoordinationException e) {
+      log.warn("selector {} on {}: turn failed", id, path, e);
+    } catch (RuntimeException e) {
+      log.error("selector {} on {}: takeLeadership threw", id, path, e);
+    } finally {
+      synchronized (this) {
+        phase = Phase.WITHDRAWING;
+      }
+      withdraw(candidacy);
+      synchronized (this) {
+        phase = Phase.IDLE;
+        attemptThread = null;
+        queued = false;
+        notifyAll();
+      }
+      Thread.interrupted(); // interrupts were meant for this turn only
+    }
+    if (autoRequeue) {
+      enqueue();
+    }
+  }
+
+  /** Blocks until our node is first and owned by the current session, while connected. */
+  private void awaitTurn(Candidacy candidacy) throws CoordinationException, InterruptedException {
+    long retryDelayMs = 0;
+    try (Signal signal = Signal.open(client)) {
+      while (true) {
+        long seen = signal.version();
+        if (!canLead(client.state())) {
+          signal.awaitChange(seen, Long.MAX_VALUE);
+          continue;
+        }
+        try {
+          Standing standing = candidacy.stand();
+          if (standing.kind() == Standing.Kind.FIRST) {
+            return;
+          }
+          if (standing.kind() == Standing.Kind.BEHIND) {
+            retryDelayMs = 0;
+            if (client.exists(standing.predecessor(), signal).isPresent()) {
+              signal.awaitChange(seen, Long.MAX_VALUE);
+            }
+            continue;
+          }
+          // GONE: our node was deleted under us or its session ended; join again after a pause
+        } catch (CoordinationException e) {
+          if (e instanceof ClientClosedException || !(e.code().isRetryable() || e instanceof SessionExpiredException)) {
+            throw e;
+          }
+        }
+        retryDelayMs = signal.pause(seen, retryDelayMs, MAX_RETRY_DELAY_MS, Long.MAX_VALUE);
+      }
+    }
+  }
+
+  /** Runs takeLeadership unless the connection went meanwhile; false means "wait for the turn again". */
+  private boolean lead() throws CoordinationException, InterruptedException {
+    synchronized (this) {
+      // checked under the lock the state listener takes: a SUSPENDED after this finds us LEADING and interrupts
+      if (!canLead(client.state())) {
+        return false;
+      }
+      phase = Phase.LEADING;
+    }
+    listener.takeLeadership(client);
+    return true;
+  }
+
+  /**
+   * Deletes this turn's node. While started, tries again until done or the
+   * session is gone (the next turn must not queue behind it); when closing,
+   * tries once if connected and otherwise leaves it to be deleted when the
+   * connection comes back, so closing does not wait for the connection.
+   */
+  private void withdraw(Candidacy candidacy) {
+    boolean wasInterrupted = Thread.interrupted();
+    long retryDelayMs = 0;
+    try (Signal signal = Signal.open(client)) {
+      while (true) {
+        long seen = signal.version();
+        boolean closing = state.get() != State.STARTED;
+        if (!client.state().isConnected()) {
+          if (closing) {
+            candidacy.withdrawWhenReconnected();
+            return;
+          }
+          signal.awaitChange(seen, Long.MAX_VALUE); // close() interrupts this wait
+          continue;
+        }
+        try {
+          candidacy.withdraw();
+          return;
+        } catch (SessionExpiredException | ClientClosedException gone) {
+          return; // the session's nodes are gone, or nothing more can be done
+        } catch (CoordinationException e) {
+          if (closing || !e.code().isRetryable()) {
+            log.debug("selector {} on {}: could not delete its node now ({})", id, path, e.getMessage());
+            candidacy.withdrawWhenReconnected();
+            return;
+          }
+          retryDelayMs = signal.pause(seen, retryDelayMs, MAX_RETRY_DELAY_MS, Long.MAX_VALUE);
+        }
+      }
+    } catch (InterruptedException e) {
+      candidacy.withdrawWhenReconnected();
+    } finally {
+      if (wasInterrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private void onStateChanged(CoordinationClient c, ConnectionState newState) {
+    if (!canLead(newState)) {
+      interruptLeadership();
+    }
+    try {
+      listener.stateChanged(c, newState);
+    } catch (CancelLeadershipException cancel) {
+      interruptLeadership();
+    } catch (RuntimeException e) {
+      log.warn("selector {} on {}: stateChanged threw", id, path, e);
+    }
+  }
+
+  private static boolean canLead(ConnectionState state) {
+    return state.isConnected() && state != ConnectionState.READ_ONLY;
+  }
+}

@@ -1,0 +1,356 @@
+package dev.corral.recipes.election;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.corral.client.CoordinationClient;
+import dev.corral.client.SequentialNames;
+import dev.corral.testing.TestingServer;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class LeaderLatchTest {
+  private static final String PATH = "/election/latch";
+
+  private TestingServer server;
+  private Clients clients;
+  private final List<LeaderLatch> latches = new CopyOnWriteArrayList<>();
+
+  @BeforeEach
+  void startServer() {
+    server = new TestingServer();
+    clients = new Clients(server);
+  }
+
+  @AfterEach
+  void closeEverything() {
+    try {
+      latches.forEach(LeaderLatch::close);
+    } finally {
+      try {
+        clients.close();
+      } finally {
+        server.close();
+      }
+    }
+  }
+
+  private LeaderLatch latch(CoordinationClient client, String id) {
+    LeaderLatch latch = new LeaderLatch(client, PATH, id);
+    latches.add(latch);
+    return latch;
+  }
+
+  private List<LeaderLatch> startLatches(int count) throws InterruptedException {
+    List<LeaderLatch> started = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      LeaderLatch latch = latch(clients.connect(), "p" + i);
+      latch.start();
+      started.add(latch);
+    }
+    return started;
+  }
+
+  private static LeaderLatch awaitSingleLeader(List<LeaderLatch> candidates) {
+    await().atMost(Clients.WAIT).until(() -> candidates.stream().filter(LeaderLatch::hasLeadership).count() == 1);
+    return candidates.stream().filter(LeaderLatch::hasLeadership).findFirst().orElseThrow();
+  }
+
+  @Test
+  void neverMoreThanOneOfFiveLatchesLeadsWhileLeadershipMoves() throws Exception {
+    List<LeaderLatch> live = new CopyOnWriteArrayList<>(startLatches(5));
+    AtomicBoolean sampling = new AtomicBoolean(true);
+    AtomicInteger samples = new AtomicInteger();
+    AtomicInteger worst = new AtomicInteger();
+    Thread sampler = new Thread(() -> {
+      while (sampling.get()) {
+        int leaders = (int) live.stream().filter(LeaderLatch::hasLeadership).count();
+        worst.accumulateAndGet(leaders, Math::max);
+        samples.incrementAndGet();
+      }
+    });
+    sampler.start();
+    try {
+      for (int moves = 0; moves < 4; moves++) {
+        LeaderLatch leader = awaitSingleLeader(live);
+        live.remove(leader);
+        leader.close();
+      }
+      LeaderLatch last = awaitSingleLeader(live);
+      assertEquals(1, live.size());
+      assertTrue(last.hasLeadership());
+    } finally {
+      sampling.set(false);
+      sampler.join();
+    }
+    assertTrue(samples.get() > 100, "the sampler ran " + samples.get() + " times");
+    assertEquals(1, worst.get(), "most leaders seen at one sample");
+  }
+
+  @Test
+  void anotherLatchLeadsWhenTheLeaderCloses() throws Exception {
+    List<LeaderLatch> all = startLatches(3);
+    LeaderLatch leader = awaitSingleLeader(all);
+    List<LeaderLatch> others = new ArrayList<>(all);
+    others.remove(leader);
+
+    leader.close();
+
+    assertFalse(leader.hasLeadership());
+    LeaderLatch next = awaitSingleLeader(others);
+    assertEquals(next.getId(), next.getLeader().id());
+    assertEquals(2, next.getParticipants().size());
+  }
+
+  @Test
+  void whenTheLeadersSessionExpiresAnotherLeadsAndTheOldOneHearsNotLeaderThenRejoins() throws Exception {
+    CoordinationClient firstClient = clients.connect();
+    LeaderLatch first = latch(firstClient, "first");
+    EventLog firstEvents = new EventLog();
+    first.addListener(firstEvents.latchListener());
+    first.start();
+    first.await();
+    long oldSession = firstClient.sessionId();
+    List<LeaderLatch> others = startLatches(2);
+
+    server.expireSession(oldSession);
+
+    LeaderLatch next = awaitSingleLeader(others);
+    firstEvents.awaitEvents("isLeader", "notLeader");
+    // the old leader joins again, with a node of its new session, at the end of the queue
+    await().atMost(Clients.WAIT).until(() -> firstClient.sessionId() != oldSession
+        && next.getParticipants().stream().map(Participant::id).toList().equals(List.of(next.getId(), otherThan(others, next).getId(), "first")));
+    assertFalse(first.hasLeadership());
+    assertEquals(List.of("isLeader", "notLeader"), firstEvents.events());
+  }
+
+  private static LeaderLatch otherThan(List<LeaderLatch> pair, LeaderLatch one) {
+    return pair.get(0) == one ? pair.get(1) : pair.get(0);
+  }
+
+  @Test
+  void suspensionGivesUpLeadershipAndTheFirstNodeLeadsAgainAfterReconnecting() throws Exception {
+    LeaderLatch first = latch(clients.connect(), "first");
+    EventLog firstEvents = new EventLog();
+    first.addListener(firstEvents.latchListener());
+    first.start();
+    first.await();
+    long token = first.fencingToken();
+    LeaderLatch second = latch(clients.connect(), "second");
+    EventLog secondEvents = new EventLog();
+    second.addListener(secondEvents.latchListener());
+    second.start();
+    await().atMost(Clients.WAIT).until(() -> second.getParticipants().size() == 2);
+
+    server.stop();
+    firstEvents.awaitEvents("isLeader", "notLeader");
+    assertFalse(first.hasLeadership());
+
+    server.start();
+    firstEvents.awaitEvents("isLeader", "notLeader", "isLeader");
+    assertTrue(first.hasLeadership());
+    assertEquals(token, first.fencingToken(), "same node, same term");
+    assertFalse(second.hasLeadership());
+    assertEquals(List.of(), secondEvents.events());
+  }
+
+  @Test
+  void aLeaderClosedWhileDisconnectedDeletesItsNodeOnceReconnected() throws Exception {
+    LeaderLatch first = latch(clients.connect(), "first");
+    first.start();
+    first.await();
+    LeaderLatch second = latch(clients.connect(), "second");
+    second.start();
+    await().atMost(Clients.WAIT).until(() -> second.getParticipants().size() == 2);
+
+    server.stop();
+    first.close();
+    server.start();
+
+    second.await();
+    assertEquals(List.of(new Participant("second", true)), List.copyOf(second.getParticipants()));
+  }
+
+  @Test
+  void aLeaderWhoseNodeIsDeletedGivesUpLeadershipAndJoinsAgainAtTheEnd() throws Exception {
+    CoordinationClient observer = clients.connect();
+    LeaderLatch first = latch(clients.connect(), "first");
+    EventLog firstEvents = new EventLog();
+    first.addListener(firstEvents.latchListener());
+    first.start();
+    first.await();
+    LeaderLatch second = latch(clients.connect(), "second");
+    second.start();
+    await().atMost(Clients.WAIT).until(() -> second.getParticipants().size() == 2);
+    String leaderNode = SequentialNames.sorted(observer.getChildren(PATH)).get(0);
+
+    observer.delete(PATH + "/" + leaderNode);
+
+    second.await();
+    firstEvents.awaitEvents("isLeader", "notLeader");
+    await().atMost(Clients.WAIT).until(() -> second.getParticipants().stream().map(Participant::id).toList()
+        .equals(List.of("second", "first")));
+    assertFalse(first.hasLeadership());
+  }
+
+  @Test
+  void fencingTokensIncreaseFromLeaderToLeader() throws Exception {
+    List<LeaderLatch> live = new ArrayList<>(startLatches(4));
+    List<Long> tokens = new ArrayList<>();
+    while (!live.isEmpty()) {
+      LeaderLatch leader = awaitSingleLeader(live);
+      tokens.add(leader.fencingToken());
+      live.remove(leader);
+      leader.close();
+    }
+    for (int i = 1; i < tokens.size(); i++) {
+      assertTrue(tokens.get(i) > tokens.get(i - 1), "tokens " + tokens);
+    }
+  }
+
+  @Test
+  void fencingTokenAfterASessionExpiryIsLargerThanTheExpiredLeaders() throws Exception {
+    CoordinationClient client = clients.connect();
+    LeaderLatch only = latch(client, "only");
+    only.start();
+    only.await();
+    long before = only.fencingToken();
+
+    server.expireSession(client.sessionId());
+
+    await().atMost(Clients.WAIT).until(() -> only.hasLeadership() && only.fencingToken() != before);
+    assertTrue(only.fencingToken() > before);
+    assertEquals(List.of("only"), only.getParticipants().stream().map(Participant::id).toList());
+  }
+
+  @Test
+  void fencingTokenIsRefusedToANonLeader() throws Exception {
+    LeaderLatch latch = latch(clients.connect(), "x");
+    assertThrows(IllegalStateException.class, latch::fencingToken);
+  }
+
+  @Test
+  void participantsAreListedInQueueOrderWithTheLeaderFirst() throws Exception {
+    List<LeaderLatch> all = new ArrayList<>();
+    for (String id : List.of("a", "b", "c")) {
+      LeaderLatch latch = latch(clients.connect(), id);
+      latch.start();
+      all.add(latch);
+      await().atMost(Clients.WAIT).until(() -> latch.getParticipants().stream().anyMatch(p -> p.id().equals(id)));
+    }
+    Collection<Participant> participants = all.get(2).getParticipants();
+    assertEquals(List.of(new Participant("a", true), new Participant("b", false), new Participant("c", false)),
+        List.copyOf(participants));
+    assertEquals(new Participant("a", true), all.get(1).getLeader());
+  }
+
+  @Test
+  void leaderOfAnEmptyElectionIsTheEmptyParticipant() throws Exception {
+    LeaderLatch latch = latch(clients.connect(), "x");
+    assertEquals(new Participant("", false), latch.getLeader());
+    assertEquals(List.of(), List.copyOf(latch.getParticipants()));
+  }
+
+  @Test
+  void timedAwaitOfAFollowerReturnsFalse() throws Exception {
+    List<LeaderLatch> all = startLatches(2);
+    LeaderLatch leader = awaitSingleLeader(all);
+    LeaderLatch follower = otherThan(all, leader);
+    assertFalse(follower.await(100, TimeUnit.MILLISECONDS));
+    assertTrue(leader.await(100, TimeUnit.MILLISECONDS));
+  }
+
+  @Test
+  void closingAFollowerReleasesItsAwaiter() throws Exception {
+    List<LeaderLatch> all = startLatches(2);
+    LeaderLatch follower = otherThan(all, awaitSingleLeader(all));
+    AtomicReference<Throwable> outcome = new AtomicReference<>();
+    Thread awaiter = new Thread(() -> {
+      try {
+        follower.await();
+        outcome.set(new AssertionError("await returned without leadership"));
+      } catch (Throwable t) {
+        outcome.set(t);
+      }
+    });
+    awaiter.start();
+    await().atMost(Clients.WAIT).until(() -> awaiter.getState() == Thread.State.WAITING);
+
+    follower.close();
+    awaiter.join();
+
+    assertInstanceOf(IllegalStateException.class, outcome.get());
+    assertFalse(follower.await(1, TimeUnit.MILLISECONDS));
+  }
+
+  @Test
+  void closeModeDecidesWhetherListenersHearNotLeader() throws Exception {
+    LeaderLatch silent = latch(clients.connect(), "silent");
+    EventLog silentEvents = new EventLog();
+    silent.addListener(silentEvents.latchListener());
+    silent.start();
+    silentEvents.awaitEvents("isLeader");
+    LeaderLatch loud = latch(clients.connect(), "loud");
+    EventLog loudEvents = new EventLog();
+    loud.addListener(loudEvents.latchListener(), Runnable::run);
+    loud.start();
+
+    silent.close();
+    loudEvents.awaitEvents("isLeader");
+    loud.close(LeaderLatch.CloseMode.NOTIFY_LEADER);
+
+    loudEvents.awaitEvents("isLeader", "notLeader");
+    assertEquals(List.of("isLeader"), silentEvents.events());
+    assertFalse(loud.hasLeadership());
+  }
+
+  @Test
+  void startingTwiceFails() throws Exception {
+    LeaderLatch latch = latch(clients.connect(), "x");
+    latch.start();
+    IllegalStateException e = assertThrows(IllegalStateException.class, latch::start);
+    assertTrue(e.getMessage().contains("already started"), e.getMessage());
+  }
+
+  @Test
+  void startingAfterCloseFails() throws Exception {
+    LeaderLatch latch = latch(clients.connect(), "x");
+    latch.start();
+    latch.close();
+    IllegalStateException e = assertThrows(IllegalStateException.class, latch::start);
+    assertTrue(e.getMessage().contains("closed"), e.getMessage());
+  }
+
+  @Test
+  void closingTwiceOrWithoutStartingIsHarmless() throws Exception {
+    CoordinationClient client = clients.connect();
+    LeaderLatch neverStarted = latch(client, "never");
+    assertDoesNotThrow(() -> neverStarted.close());
+    LeaderLatch latch = latch(client, "twice");
+    latch.start();
+    latch.await();
+    latch.close();
+    assertDoesNotThrow(() -> latch.close());
+    assertEquals(List.of(), List.copyOf(latch.getParticipants()));
+  }
+
+  @Test
+  void aLatchPathMustBeValid() throws Exception {
+    CoordinationClient client = clients.connect();
+    assertThrows(IllegalArgumentException.class, () -> new LeaderLatch(client, "no-slash", "x"));
+  }
+}
