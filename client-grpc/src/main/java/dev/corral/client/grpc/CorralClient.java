@@ -52,7 +52,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * (counted from SUSPENDED), the state becomes LOST: waiting operations fail with
  * {@code SessionExpiredException}, one-shot watches are dropped (persistent ones
  * are kept), and the client opens a new session by itself (RECONNECTED again, with
- * a new {@link #sessionId()}).
+ * a new {@link #sessionId()}). A session the client gave up by its own count is
+ * then closed on the server in the background, once, so that its ephemeral nodes
+ * go at once instead of after another session timeout should a restarted server
+ * have restored it; it is never used or reported again.
  *
  * <p><b>Order.</b> Requests are pipelined and answered in order; answers and watch
  * events are delivered one at a time, in arrival order, on the event thread (the

@@ -36,8 +36,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The session: opens and re-attaches it over one {@link SessionStream} at a time,
  * moving through the shuffled servers with backoff; keeps it alive with pings;
- * decides SUSPENDED, RECONNECTED and LOST once, for everyone; and queues
- * requests made while no stream is attached.
+ * decides SUSPENDED, RECONNECTED and LOST once, for everyone; queues
+ * requests made while no stream is attached; and, once connected again, closes a
+ * session it gave up by its own clock ({@link AbandonedSession}).
  */
 final class SessionManager implements SessionStream.Listener {
   private static final Logger log = LoggerFactory.getLogger(SessionManager.class);
@@ -64,6 +65,8 @@ final class SessionManager implements SessionStream.Listener {
   private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
   private int failures;
   private long suspensions;
+  private AbandonedSession abandoned; // given up by our clock, to close once connected again
+  private AbandonedSession closing; // being closed
 
   SessionManager(ClientConfig config, WatchRegistry watches, EventQueue events, StateListeners listeners,
       ScheduledExecutorService scheduler, LongSupplier nanoClock) {
@@ -216,6 +219,22 @@ final class SessionManager implements SessionStream.Listener {
       log.info("Session 0x{} {} on {} (timeout {} ms)", Long.toHexString(sessionId),
           newSession ? "opened" : "re-attached", stream.server(), timeoutMs);
       transition(state == null ? ConnectionState.CONNECTED : ConnectionState.RECONNECTED);
+      AbandonedSession old = abandoned;
+      abandoned = null;
+      if (old != null) {
+        scheduler.execute(() -> closeAbandoned(old, stream.server()));
+      }
+    }
+  }
+
+  /** Closes a session given up by our clock, on the server just reached, over a stream of its own. */
+  private void closeAbandoned(AbandonedSession old, ServerList.Address server) {
+    synchronized (lock) {
+      if (closed) {
+        return;
+      }
+      closing = old;
+      old.close(server, channel(server), nanoClock, scheduler, config.connectionTimeout());
     }
   }
 
@@ -318,6 +337,9 @@ final class SessionManager implements SessionStream.Listener {
       }
       SessionStream stale = attempt;
       attempt = null;
+      if (sessionId != 0) {
+        abandoned = new AbandonedSession(sessionId, password);
+      }
       lose("no server re-attached it within the session timeout of " + timeoutMs + " ms");
       if (stale != null) {
         stale.cancel("the session was given up");
@@ -389,11 +411,17 @@ final class SessionManager implements SessionStream.Listener {
       }
     }
     SessionStream connecting;
+    AbandonedSession closingOld;
     synchronized (lock) {
       stream = current;
       connecting = attempt;
+      closingOld = closing;
       current = null;
       attempt = null;
+      closing = null;
+    }
+    if (closingOld != null) {
+      closingOld.abort();
     }
     for (SessionStream s : new SessionStream[] {stream, connecting}) {
       if (s != null) {

@@ -4,6 +4,7 @@ import static dev.corral.client.ConnectionState.CONNECTED;
 import static dev.corral.client.ConnectionState.LOST;
 import static dev.corral.client.ConnectionState.RECONNECTED;
 import static dev.corral.client.ConnectionState.SUSPENDED;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -116,6 +117,31 @@ class ConnectionStateTest {
     assertNotEquals(sessionId, client.sessionId());
     client.create("/after", new byte[0], CreateMode.EPHEMERAL);
     assertEquals(client.sessionId(), client.exists("/after").orElseThrow().ephemeralOwner());
+  }
+
+  @Test
+  void sessionGivenUpWhileTheServerWasDownIsClosedOnceConnectedAgain() throws Exception {
+    useSlowTickServer();
+    // the server restores the old session with a fresh timeout on restart: without
+    // the client closing it, its ephemeral would stay for this long after that
+    Duration sessionTimeout = Duration.ofSeconds(10);
+    StateRecorder recorder = new StateRecorder();
+    client = connect(recorder, sessionTimeout);
+    long oldSession = client.sessionId();
+    client.create("/held", new byte[0], CreateMode.EPHEMERAL);
+
+    server.stop();
+    recorder.awaitTail(SUSPENDED, LOST);
+    server.start();
+    other = connect(null);
+    recorder.awaitTail(SUSPENDED, LOST, RECONNECTED);
+
+    await("the abandoned session's ephemeral node is deleted").atMost(sessionTimeout.dividedBy(3))
+        .until(() -> other.exists("/held").isEmpty());
+    assertNotEquals(oldSession, client.sessionId());
+    client.create("/held", new byte[0], CreateMode.EPHEMERAL);
+    assertEquals(client.sessionId(), other.exists("/held").orElseThrow().ephemeralOwner());
+    assertEquals(List.of(CONNECTED, SUSPENDED, LOST, RECONNECTED), recorder.states());
   }
 
   @Test

@@ -169,6 +169,37 @@ class WatchTest {
   }
 
   @Test
+  void persistentWatchesMissNoEventWhileTheSessionReattaches() throws Exception {
+    StateRecorder states = new StateRecorder();
+    client.addConnectionStateListener(states);
+    long sessionId = client.sessionId();
+    writer.create("/d", NONE, CreateMode.PERSISTENT);
+    writer.create("/r", NONE, CreateMode.PERSISTENT);
+    Recorder watcher = new Recorder();
+    client.addWatch("/d", AddWatchMode.PERSISTENT, watcher);
+    client.addWatch("/r", AddWatchMode.PERSISTENT_RECURSIVE, watcher);
+
+    faults.refuseNewStreams(true);
+    faults.cutStream();
+    states.awaitTail(SUSPENDED);
+    writer.setData("/d", "missed".getBytes(), -1);
+    writer.create("/r/x", NONE, CreateMode.PERSISTENT);
+    writer.delete("/r/x", -1);
+    faults.refuseNewStreams(false);
+    states.awaitTail(SUSPENDED, RECONNECTED);
+
+    assertEquals(sessionId, client.sessionId(), "the same session re-attached");
+    watcher.expect(EventType.NODE_DATA_CHANGED, "/d");
+    watcher.expect(EventType.NODE_CREATED, "/r/x");
+    watcher.expect(EventType.NODE_DELETED, "/r/x");
+    writer.setData("/d", "after".getBytes(), -1);
+    writer.create("/r/y", NONE, CreateMode.PERSISTENT);
+    watcher.expect(EventType.NODE_DATA_CHANGED, "/d");
+    watcher.expect(EventType.NODE_CREATED, "/r/y");
+    assertEquals(List.of(SUSPENDED, RECONNECTED), states.states());
+  }
+
+  @Test
   void removingAWatcherThatHasNoWatchFailsWithNoWatcher() throws Exception {
     client.create("/nw", NONE, CreateMode.PERSISTENT);
     Watcher stranger = event -> { };
