@@ -13,7 +13,12 @@ import dev.corral.client.WatchedEvent;
 import dev.corral.client.grpc.CorralClient;
 import dev.corral.recipes.election.LeaderLatch;
 import dev.corral.recipes.election.LeaderLatchListener;
+import dev.corral.recipes.election.LeaderSelector;
+import dev.corral.recipes.election.LeaderSelectorListenerAdapter;
 import dev.corral.recipes.lock.InterProcessMutex;
+import dev.corral.recipes.lock.InterProcessReadWriteLock;
+import dev.corral.recipes.lock.InterProcessSemaphoreV2;
+import dev.corral.recipes.lock.Lease;
 import dev.corral.testing.TestingServer;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -21,6 +26,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
@@ -156,6 +162,99 @@ class ReadmeExamplesTest {
     waiter.join();
     assertEquals(List.of(), failures);
     assertReadmeShows("barrier");
+  }
+
+  @Test
+  void readWriteLockExampleRunsAsShown() throws Exception {
+    List<String> reads = new CopyOnWriteArrayList<>();
+    Catalog catalog = () -> reads.add("read");
+    // example: readwrite
+    InterProcessReadWriteLock catalogLock = new InterProcessReadWriteLock(client, "/locks/catalog");
+    catalogLock.readLock().acquire();
+    try {
+      catalog.read();
+    } finally {
+      catalogLock.readLock().release();
+    }
+    assertEquals(List.of("read"), reads);
+    assertTrue(!catalogLock.readLock().isAcquiredInThisProcess());
+    assertReadmeShows("readwrite");
+  }
+
+  @Test
+  void semaphoreExampleRunsAsShown() throws Exception {
+    List<String> ran = new CopyOnWriteArrayList<>();
+    Jobs jobs = ran::add;
+    // example: semaphore
+    InterProcessSemaphoreV2 gpus = new InterProcessSemaphoreV2(client, "/semaphores/gpu", 4);
+    Optional<Lease> lease = gpus.acquire(10, TimeUnit.SECONDS);
+    if (lease.isPresent()) {
+      try (Lease held = lease.get()) {
+        jobs.run(held.getNodeName());
+      }
+    }
+    assertEquals(1, ran.size());
+    assertEquals(List.of(), gpus.getParticipantNodes(), "the lease was returned");
+    assertReadmeShows("semaphore");
+  }
+
+  @Test
+  void selectorExampleRunsAsShown() throws Exception {
+    CountDownLatch rounds = new CountDownLatch(2);
+    Scheduler scheduler = rounds::countDown;
+    // example: selector
+    LeaderSelector selector = new LeaderSelector(client, "/election/scheduler", new LeaderSelectorListenerAdapter() {
+      @Override
+      public void takeLeadership(CoordinationClient leader) throws InterruptedException {
+        scheduler.runOneRound(); // interrupted at once on SUSPENDED or LOST
+      }
+    });
+    selector.autoRequeue();
+    selector.start();
+
+    assertTrue(rounds.await(60, TimeUnit.SECONDS), "auto-requeue leads again after each round");
+    selector.close();
+    assertReadmeShows("selector");
+  }
+
+  @Test
+  void doubleBarrierExampleRunsAsShown() throws Exception {
+    List<String> done = new CopyOnWriteArrayList<>();
+    Runnable work = () -> done.add("work");
+    Thread otherMember = new Thread(() -> {
+      try (CoordinationClient other = CorralClient.builder().connectString(connectString).build()) {
+        DistributedDoubleBarrier mine = new DistributedDoubleBarrier(other, "/barriers/batch", 2);
+        mine.enter();
+        mine.leave();
+      } catch (CoordinationException | InterruptedException e) {
+        done.add("failed: " + e);
+      }
+    });
+    otherMember.start();
+    // example: doublebarrier
+    DistributedDoubleBarrier batch = new DistributedDoubleBarrier(client, "/barriers/batch", 2);
+    batch.enter(); // returns once 2 members have entered
+    work.run();
+    batch.leave(); // returns once every member has left
+
+    otherMember.join(60_000);
+    assertEquals(List.of("work"), done);
+    assertReadmeShows("doublebarrier");
+  }
+
+  /** Something read under the read lock. */
+  interface Catalog {
+    void read();
+  }
+
+  /** Work done under a lease. */
+  interface Jobs {
+    void run(String leaseNode);
+  }
+
+  /** Work done while leading. */
+  interface Scheduler {
+    void runOneRound() throws InterruptedException;
   }
 
   /** A resource guarded by fencing tokens: it refuses writes older than one it has accepted. */
