@@ -15,6 +15,7 @@ import dev.corral.proto.v1.CoordinationGrpc;
 import dev.corral.proto.v1.CreateMode;
 import dev.corral.proto.v1.Error;
 import dev.corral.proto.v1.ErrorCode;
+import dev.corral.proto.v1.MultiOp;
 import dev.corral.proto.v1.Request;
 import dev.corral.proto.v1.ServerMessage;
 import io.grpc.CallOptions;
@@ -101,6 +102,19 @@ class BadInputTest {
     try (RawSession s = live.open()) {
       assertEquals(ErrorCode.INVALID_ARGUMENT, s.error(create("/ttl", "", CreateMode.PERSISTENT_WITH_TTL)).getCode());
       assertEquals(ErrorCode.INVALID_ARGUMENT, s.error(setData("/x", "", -2)).getCode());
+    }
+  }
+
+  @Test
+  void multiRefusedBeforeTheLogAnswersEveryOperationLikeAFailedMulti() {
+    try (RawSession s = live.open()) {
+      dev.corral.proto.v1.Response refused = s.call(Ops.multi(
+          MultiOp.newBuilder().setCreate(Ops.createOp("/m", "", CreateMode.PERSISTENT)).build(),
+          MultiOp.newBuilder().setCreate(Ops.createOp("relative", "", CreateMode.PERSISTENT)).build()));
+      assertEquals(ErrorCode.INVALID_PATH, refused.getError().getCode());
+      assertTrue(refused.getError().getMessage().contains("op 1"), refused.getError().getMessage());
+      assertEquals(List.of(ErrorCode.ROLLED_BACK, ErrorCode.INVALID_PATH),
+          refused.getMulti().getResultsList().stream().map(r -> r.getError().getCode()).toList());
     }
   }
 

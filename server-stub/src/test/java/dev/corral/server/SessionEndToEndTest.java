@@ -236,6 +236,25 @@ class SessionEndToEndTest {
   }
 
   @Test
+  void clientThatHalfClosesIsAnsweredEverythingItSentThenTheStreamEndsAndTheSessionStays() {
+    RawSession s = live.open();
+    long first = s.sendRequest(create("/hc1", "", CreateMode.EPHEMERAL));
+    long second = s.sendRequest(create("/hc2", ""));
+    s.close();
+    assertEquals(first, s.next().getResponse().getXid());
+    Response last = s.next().getResponse();
+    assertEquals(second, last.getXid());
+    assertFalse(last.hasError(), last.getError().toString());
+    assertEquals(Status.Code.OK, s.awaitEnd().status().getCode());
+
+    try (RawSession again = RawSession.reattach(live.channel(), s.sessionId(), s.connected().getPassword(),
+        last.getZxid())) {
+      assertTrue(again.next().getConnected().getReattached());
+      assertEquals(s.sessionId(), again.ok(exists("/hc1", false)).getExists().getStat().getEphemeralOwner());
+    }
+  }
+
+  @Test
   void silentSessionExpiresAndItsEphemeralsGoInOneChange() {
     try (RawSession quiet = RawSession.open(live.channel(), 200); RawSession watcher = live.open()) {
       assertEquals(200, quiet.connected().getTimeoutMs(), "2 ticks of 100 ms");
@@ -333,6 +352,32 @@ class SessionEndToEndTest {
       io.grpc.health.v1.HealthCheckResponse health = io.grpc.health.v1.HealthGrpc.newBlockingStub(live.channel())
           .check(io.grpc.health.v1.HealthCheckRequest.getDefaultInstance());
       assertEquals(io.grpc.health.v1.HealthCheckResponse.ServingStatus.NOT_SERVING, health.getStatus());
+    }
+  }
+
+  @Test
+  void requestsSentRightAfterConnectAreAnsweredAfterConnectedInOrder() {
+    try (RawSession s = RawSession.stream(live.channel())) {
+      s.send(dev.corral.proto.v1.ClientMessage.newBuilder()
+          .setConnect(dev.corral.proto.v1.Connect.newBuilder().setTimeoutMs(2000)).build());
+      long created = s.sendRequest(create("/early", "x"));
+      long read = s.sendRequest(getData("/early", false));
+      assertTrue(s.next().hasConnected(), "the handshake is answered first");
+      assertEquals(created, s.next().getResponse().getXid());
+      Response data = s.next().getResponse();
+      assertEquals(read, data.getXid());
+      assertEquals(bytes("x"), data.getGetData().getData());
+    }
+  }
+
+  @Test
+  void requestsSentAfterARefusedConnectAreNeverRun() {
+    try (RawSession owner = live.open();
+        RawSession thief = RawSession.reattach(live.channel(), owner.sessionId(), bytes("wrong"), 0)) {
+      thief.sendRequest(create("/stolen", "", CreateMode.EPHEMERAL));
+      assertEquals(ErrorCode.SESSION_EXPIRED, thief.next().getFatal().getCode());
+      assertEquals(Status.Code.NOT_FOUND, thief.awaitEnd().status().getCode());
+      assertFalse(owner.ok(exists("/stolen", false)).getExists().hasStat());
     }
   }
 

@@ -29,6 +29,7 @@ public final class CoordinationService extends CoordinationGrpc.CoordinationImpl
     out.disableAutoRequest();
     SessionStream stream = new SessionStream(core, validator, config, random, out);
     out.setOnCancelHandler(stream::cancelled);
+    out.setOnReadyHandler(stream::ready);
     out.request(1); // the handshake; more once the session is attached
     return stream;
   }

@@ -43,7 +43,12 @@ import org.slf4j.LoggerFactory;
  * order. Each request takes a {@link Slot}; slots are answered from the head
  * of the queue once ready, under the core's read lock, so answers interleave
  * correctly with the watch events that applies send under the write lock.
- * gRPC flow control caps the requests in flight per session.
+ *
+ * <p>gRPC flow control caps the requests in flight per session: a request is
+ * read only when an earlier one was answered and the client is reading what it
+ * is sent (the call is ready), so a client that stops reading stops being read.
+ * A client that half-closes is answered every request it sent, then the stream
+ * ends normally (the session stays, as after a broken stream).
  */
 final class SessionStream implements StreamObserver<ClientMessage>, SessionSink {
   private static final Logger log = LoggerFactory.getLogger(SessionStream.class);
@@ -60,7 +65,11 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
   private final Object sendLock = new Object();
   private volatile Phase phase = Phase.AWAITING_CONNECT;
   private volatile long sessionId;
-  private boolean ended; // guarded by sendLock
+  private volatile boolean ended; // written under sendLock
+  private volatile boolean halfClosed;
+  private long zxidSent; // guarded by sendLock: the highest zxid sent on this stream
+  private int unreadAnswers; // guarded by creditLock: answers sent while the client was not reading
+  private final Object creditLock = new Object();
 
   SessionStream(ServerCore core, RequestValidator validator, ServerConfig config, SecureRandom random,
       ServerCallStreamObserver<ServerMessage> out) {
@@ -75,6 +84,9 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
 
   @Override
   public void onNext(ClientMessage message) {
+    if (ended) {
+      return; // e.g. the session moved to another stream: what is still in flight here is not run
+    }
     try {
       if (message.getSerializedSize() > config.maxRequestBytes()) {
         fatal(ErrorCode.REQUEST_TOO_LARGE, "a message of " + message.getSerializedSize()
@@ -114,13 +126,26 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
     endQuietly();
   }
 
+  /** The client half-closed: answer what it sent, then end the stream normally. */
   @Override
   public void onCompleted() {
-    endQuietly();
-    synchronized (sendLock) {
-      if (!out.isCancelled()) {
-        out.onCompleted();
-      }
+    halfClosed = true;
+    switch (phase) {
+      case AWAITING_CONNECT -> endNormally();
+      case CONNECTING -> { } // attached() ends the stream after the handshake's answer
+      case ATTACHED -> drain();
+    }
+  }
+
+  /** The client reads again (the call became ready): let in the requests held back meanwhile. */
+  void ready() {
+    int owed;
+    synchronized (creditLock) {
+      owed = unreadAnswers;
+      unreadAnswers = 0;
+    }
+    if (owed > 0) {
+      out.request(owed);
     }
   }
 
@@ -176,19 +201,15 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
   }
 
   private void attached(Connected connected) {
-    boolean gone;
-    synchronized (sendLock) {
-      gone = ended;
-      if (!gone) {
-        out.onNext(ServerMessage.newBuilder().setConnected(connected).build());
-      }
-    }
-    if (gone) {
+    if (!send(ServerMessage.newBuilder().setConnected(connected).build())) {
       core.detach(sessionId, this);
       return;
     }
     phase = Phase.ATTACHED;
     out.request(config.maxOutstandingRequests());
+    if (halfClosed) {
+      drain();
+    }
   }
 
   // --------------------------------------------------------------- requests
@@ -200,9 +221,9 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
           "request xid " + xid + " has no operation, or one this server does not know");
       return;
     }
-    Optional<Error> invalid = validator.validate(request);
-    if (invalid.isPresent()) {
-      enqueue(Slot.local(xid, () -> Replies.failed(xid, core.appliedZxid(), invalid.get())));
+    Optional<Response> refused = validator.refusal(request);
+    if (refused.isPresent()) {
+      enqueue(Slot.local(xid, () -> refused.get().toBuilder().setXid(xid).setZxid(core.appliedZxid()).build()));
       return;
     }
     switch (request.getOpCase()) {
@@ -292,9 +313,10 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
   }
 
   /**
-   * Answers every ready slot at the head of the queue. Runs under the core's
-   * read lock (re-entrant on the apply thread), so no change is applied while
-   * an answer is computed and sent.
+   * Answers every ready slot at the head of the queue; after a half-close,
+   * ends the stream once every slot is answered. Runs under the core's read
+   * lock (re-entrant on the apply thread), so no change is applied while an
+   * answer is computed and sent.
    */
   private void drain() {
     core.readLocked(() -> {
@@ -304,11 +326,25 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
           slots.poll();
           send(ServerMessage.newBuilder().setResponse(answer(head)).build());
           head.afterSend().run();
-          out.request(1);
+          readNext();
+        }
+        if (halfClosed && slots.isEmpty()) {
+          endNormally();
         }
       }
       return null;
     });
+  }
+
+  /** Lets the next request in now, or once the client reads what it was sent ({@link #ready}). */
+  private void readNext() {
+    synchronized (creditLock) {
+      if (!out.isReady()) {
+        unreadAnswers++;
+        return;
+      }
+    }
+    out.request(1);
   }
 
   private Response answer(Slot slot) {
@@ -347,12 +383,34 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
 
   // ------------------------------------------------------------------ output
 
-  private void send(ServerMessage message) {
+  /** Sends a message unless the stream ended; false if it did. */
+  private boolean send(ServerMessage message) {
     synchronized (sendLock) {
-      if (!ended && !out.isCancelled()) {
-        out.onNext(message);
+      if (ended || out.isCancelled()) {
+        return false;
       }
+      out.onNext(inZxidOrder(message));
+      return true;
     }
+  }
+
+  /**
+   * The message, with a response's zxid raised to the highest zxid this stream
+   * already sent: a write answered behind a slower request (e.g. a sync) may
+   * have been applied before changes whose zxids the session was already sent.
+   */
+  private ServerMessage inZxidOrder(ServerMessage message) {
+    long zxid = switch (message.getKindCase()) {
+      case CONNECTED -> message.getConnected().getZxid();
+      case RESPONSE -> message.getResponse().getZxid();
+      case EVENT -> message.getEvent().getZxid();
+      default -> 0;
+    };
+    if (message.hasResponse() && zxid < zxidSent) {
+      return message.toBuilder().setResponse(message.getResponse().toBuilder().setZxid(zxidSent)).build();
+    }
+    zxidSent = Math.max(zxidSent, zxid);
+    return message;
   }
 
   private void fatal(ErrorCode code, String message) {

@@ -33,7 +33,7 @@ final class MultiApplier {
     for (int i = 0; i < ops.size(); i++) {
       OpResult result = applyOp(ops.get(i));
       if (result.hasError()) {
-        return failure(ops, i, result.getError());
+        return failed(ops, i, result.getError(), zxid);
       }
       results.addResults(result);
     }
@@ -55,7 +55,11 @@ final class MultiApplier {
     };
   }
 
-  private Response failure(List<MultiOp> ops, int failed, Error error) {
+  /**
+   * The answer to a multi whose operation {@code failed} failed with {@code
+   * error}: that error (naming the operation) and every operation's result.
+   */
+  static Response failed(List<MultiOp> ops, int failed, Error error, long zxid) {
     MultiResult.Builder results = MultiResult.newBuilder();
     for (int i = 0; i < ops.size(); i++) {
       Error own = i == failed ? error : Errors.of(ROLLED_BACK,

@@ -11,6 +11,7 @@ import dev.corral.proto.v1.Error;
 import dev.corral.proto.v1.MultiOp;
 import dev.corral.proto.v1.MultiRequest;
 import dev.corral.proto.v1.Request;
+import dev.corral.proto.v1.Response;
 import dev.corral.proto.v1.SetWatchesRequest;
 import dev.corral.proto.v1.WatcherType;
 import java.util.List;
@@ -58,6 +59,18 @@ public final class RequestValidator {
   }
 
   /**
+   * The answer to {@code request} if it is refused before the log (its xid and
+   * zxid not set), or empty if it may enter the log. A refused multi lists
+   * every operation's result, as a multi that failed in the log does.
+   */
+  public Optional<Response> refusal(Request request) {
+    if (request.getOpCase() == Request.OpCase.MULTI) {
+      return refusedMulti(request.getMulti());
+    }
+    return validate(request).map(error -> Response.newBuilder().setError(error).build());
+  }
+
+  /**
    * The checks of a create that do not depend on server configuration (all but
    * the data size); {@link DataTree#apply} repeats them.
    */
@@ -87,12 +100,15 @@ public final class RequestValidator {
   }
 
   private Optional<Error> checkMulti(MultiRequest multi) {
+    return refusedMulti(multi).map(Response::getError);
+  }
+
+  private Optional<Response> refusedMulti(MultiRequest multi) {
     List<MultiOp> ops = multi.getOpsList();
     for (int i = 0; i < ops.size(); i++) {
-      MultiOp op = ops.get(i);
-      Optional<Error> problem = checkOp(op);
+      Optional<Error> problem = checkOp(ops.get(i));
       if (problem.isPresent()) {
-        return Optional.of(Errors.prefixed(MultiApplier.describe(i, op) + ": ", problem.get()));
+        return Optional.of(MultiApplier.failed(ops, i, problem.get(), 0));
       }
     }
     return Optional.empty();

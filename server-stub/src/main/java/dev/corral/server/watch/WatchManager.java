@@ -28,7 +28,12 @@ public final class WatchManager {
 
   /** Leaves a watch of {@code kind} on {@code path} for {@code sessionId}. */
   public void add(long sessionId, WatchKind kind, String path) {
-    byKind.get(kind).computeIfAbsent(path, p -> ConcurrentHashMap.newKeySet()).add(sessionId);
+    // add inside compute: another session's removal may drop the path's set
+    byKind.get(kind).compute(path, (p, sessions) -> {
+      Set<Long> set = sessions != null ? sessions : ConcurrentHashMap.<Long>newKeySet();
+      set.add(sessionId);
+      return set;
+    });
     bySession.computeIfAbsent(sessionId, s -> ConcurrentHashMap.newKeySet()).add(new Registration(kind, path));
   }
 

@@ -31,9 +31,11 @@ import dev.corral.proto.v1.MultiOp;
 import dev.corral.proto.v1.PingRequest;
 import dev.corral.proto.v1.RemoveWatchesRequest;
 import dev.corral.proto.v1.Request;
+import dev.corral.proto.v1.Response;
 import dev.corral.proto.v1.SetWatchesRequest;
 import dev.corral.proto.v1.SyncRequest;
 import dev.corral.proto.v1.WatcherType;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -137,6 +139,18 @@ class RequestValidatorTest {
     Error error = rejected(multi(opCreate("/a", PERSISTENT), opDelete("/b/", -1)), ErrorCode.INVALID_PATH);
     assertTrue(error.getMessage().startsWith("op 1 (delete /b/): "), error.getMessage());
     assertEquals("/b/", error.getPath());
+  }
+
+  @Test
+  void refusedMultiListsEveryOperationsResultLikeAMultiFailedInTheLog() {
+    Response refused = validator.refusal(multi(opCreate("/a", PERSISTENT), opDelete("/b/", -1), opCheck("/a", 0)))
+        .orElseThrow();
+    assertEquals(ErrorCode.INVALID_PATH, refused.getError().getCode());
+    assertTrue(refused.getError().getMessage().startsWith("op 1 (delete /b/): "), refused.getError().getMessage());
+    assertEquals(List.of(ErrorCode.ROLLED_BACK, ErrorCode.INVALID_PATH, ErrorCode.ROLLED_BACK),
+        refused.getMulti().getResultsList().stream().map(r -> r.getError().getCode()).toList());
+    assertEquals(Optional.empty(), validator.refusal(multi(opCreate("/a", PERSISTENT))));
+    assertEquals(ErrorCode.INVALID_PATH, validator.refusal(create("a")).orElseThrow().getError().getCode());
   }
 
   @Test

@@ -1,0 +1,77 @@
+package dev.corral.server;
+
+import dev.corral.proto.internal.LogEntry;
+import dev.corral.proto.internal.Txn;
+import dev.corral.server.replication.Replicator;
+import dev.corral.server.tree.TxnResult;
+import java.util.ArrayDeque;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A log of one, without Raft: each proposal is applied to the core at once, on
+ * the proposing thread, one txn per entry (completing its future on the apply
+ * path, as the real log does). Syncs complete at once unless held, so tests
+ * can decide when a sync finishes relative to other changes.
+ */
+final class FakeLog implements Replicator {
+  private final ServerCore core;
+  private final Queue<CompletableFuture<Void>> heldSyncs = new ArrayDeque<>();
+  private long index;
+  private long timeMs = 1_000_000;
+  private boolean holdSyncs;
+
+  FakeLog(ServerCore core) {
+    this.core = core;
+  }
+
+  @Override
+  public synchronized CompletableFuture<TxnResult> propose(Txn.Builder txn) {
+    CompletableFuture<TxnResult> applied = new CompletableFuture<>();
+    LogEntry entry = LogEntry.newBuilder().setTimeMs(++timeMs).addTxns(txn).build();
+    core.apply(++index, entry, (t, result) -> applied.complete(result));
+    return applied;
+  }
+
+  @Override
+  public synchronized CompletableFuture<Void> sync() {
+    if (!holdSyncs) {
+      return CompletableFuture.completedFuture(null);
+    }
+    CompletableFuture<Void> held = new CompletableFuture<>();
+    heldSyncs.add(held);
+    return held;
+  }
+
+  /** From now on syncs wait for {@link #releaseSyncs}. */
+  synchronized void holdSyncs() {
+    holdSyncs = true;
+  }
+
+  /** The number of syncs waiting. */
+  synchronized int heldSyncs() {
+    return heldSyncs.size();
+  }
+
+  /** Completes every held sync (outside this log's lock, as Ratis would, on its own thread). */
+  void releaseSyncs() {
+    Queue<CompletableFuture<Void>> release;
+    synchronized (this) {
+      holdSyncs = false;
+      release = new ArrayDeque<>(heldSyncs);
+      heldSyncs.clear();
+    }
+    release.forEach(sync -> sync.complete(null));
+  }
+
+  @Override
+  public boolean isLeader() {
+    return true;
+  }
+
+  @Override
+  public void takeSnapshot() {}
+
+  @Override
+  public void close() {}
+}

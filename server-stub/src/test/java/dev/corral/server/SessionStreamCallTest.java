@@ -1,0 +1,156 @@
+package dev.corral.server;
+
+import static dev.corral.server.Ops.create;
+import static dev.corral.server.Ops.exists;
+import static dev.corral.server.Ops.ping;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.corral.proto.v1.ClientMessage;
+import dev.corral.proto.v1.Connect;
+import dev.corral.proto.v1.Connected;
+import dev.corral.proto.v1.ErrorCode;
+import dev.corral.proto.v1.Request;
+import dev.corral.proto.v1.ServerMessage;
+import dev.corral.server.rpc.CoordinationService;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The session stream driven call by call, through a fake gRPC call that
+ * records what the server sends and how many messages it asks for, over a
+ * {@link FakeLog} that applies writes at once on the calling thread.
+ */
+class SessionStreamCallTest {
+  static final int MAX_OUTSTANDING = 8;
+
+  final ServerCore core = new ServerCore(Clock.systemUTC(), new dev.corral.server.session.SessionTracker(System::nanoTime));
+  final CoordinationService service;
+
+  SessionStreamCallTest() {
+    core.useReplicator(new FakeLog(core));
+    service = new CoordinationService(core, ServerConfig.builder()
+        .dataDir(Path.of("unused"))
+        .maxOutstandingRequests(MAX_OUTSTANDING)
+        .build());
+  }
+
+  @Test
+  void clientThatStopsReadingIsNotReadFromUntilItCatchesUp() {
+    FakeCall call = new FakeCall();
+    StreamObserver<ClientMessage> stream = service.session(call);
+    stream.onNext(connect(Connect.getDefaultInstance()));
+    assertEquals(1 + MAX_OUTSTANDING, call.requested, "the handshake, then the requests a session may have in flight");
+
+    call.ready = false; // the client's receive window is full: it is not reading
+    for (int i = 0; i < 3; i++) {
+      stream.onNext(request(ping().setXid(i + 1)));
+    }
+    assertEquals(3, call.responses().size());
+    assertEquals(1 + MAX_OUTSTANDING, call.requested, "no further request is read while the client is not reading");
+
+    call.ready = true;
+    call.onReady.run();
+    assertEquals(1 + MAX_OUTSTANDING + 3, call.requested, "once it reads again, the held-back requests are let in");
+  }
+
+  @Test
+  void requestsStillArrivingOnAStreamWhoseSessionMovedAreNotRun() {
+    FakeCall firstCall = new FakeCall();
+    StreamObserver<ClientMessage> first = service.session(firstCall);
+    first.onNext(connect(Connect.getDefaultInstance()));
+    Connected connected = firstCall.sent.get(0).getConnected();
+
+    FakeCall secondCall = new FakeCall();
+    StreamObserver<ClientMessage> second = service.session(secondCall);
+    second.onNext(connect(Connect.newBuilder()
+        .setSessionId(connected.getSessionId())
+        .setPassword(connected.getPassword())
+        .build()));
+    assertTrue(secondCall.sent.get(0).getConnected().getReattached());
+    assertEquals(ErrorCode.SESSION_MOVED, firstCall.sent.get(1).getFatal().getCode());
+
+    first.onNext(request(create("/late", "").setXid(1))); // was in flight on the old stream
+    assertEquals(2, firstCall.sent.size(), "nothing more is sent on the ended stream");
+    Request existsLate = exists("/late", false).build();
+    assertFalse(core.readLocked(() -> core.read(connected.getSessionId(), existsLate)).getExists().hasStat(),
+        "the old stream's request did not run on behalf of the session");
+  }
+
+  private static ClientMessage connect(Connect connect) {
+    return ClientMessage.newBuilder().setConnect(connect).build();
+  }
+
+  private static ClientMessage request(Request.Builder request) {
+    return ClientMessage.newBuilder().setRequest(request).build();
+  }
+
+  /** A server call that records what is sent and requested; its readiness is set by the test. */
+  static final class FakeCall extends ServerCallStreamObserver<ServerMessage> {
+    final List<ServerMessage> sent = new ArrayList<>();
+    volatile boolean ready = true;
+    int requested;
+    Runnable onReady = () -> { };
+    boolean closed;
+
+    List<ServerMessage> responses() {
+      return sent.stream().filter(ServerMessage::hasResponse).toList();
+    }
+
+    @Override
+    public synchronized void onNext(ServerMessage message) {
+      sent.add(message);
+    }
+
+    @Override
+    public synchronized void onError(Throwable t) {
+      closed = true;
+    }
+
+    @Override
+    public synchronized void onCompleted() {
+      closed = true;
+    }
+
+    @Override
+    public boolean isCancelled() {
+      return false;
+    }
+
+    @Override
+    public void setOnCancelHandler(Runnable onCancel) {}
+
+    @Override
+    public void setCompression(String compression) {}
+
+    @Override
+    public void disableAutoRequest() {}
+
+    @Override
+    public void disableAutoInboundFlowControl() {}
+
+    @Override
+    public boolean isReady() {
+      return ready;
+    }
+
+    @Override
+    public void setOnReadyHandler(Runnable onReady) {
+      this.onReady = onReady;
+    }
+
+    @Override
+    public synchronized void request(int count) {
+      requested += count;
+    }
+
+    @Override
+    public void setMessageCompression(boolean enable) {}
+  }
+}

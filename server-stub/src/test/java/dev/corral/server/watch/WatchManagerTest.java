@@ -1,0 +1,63 @@
+package dev.corral.server.watch;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.corral.proto.v1.WatcherType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class WatchManagerTest {
+  private final WatchManager watches = new WatchManager();
+
+  @Test
+  void watchAddedWhileOtherSessionsRemoveTheirOwnOnThePathIsKept() throws Exception {
+    int sessions = 4;
+    int rounds = 100_000;
+    CyclicBarrier start = new CyclicBarrier(sessions);
+    ExecutorService threads = Executors.newFixedThreadPool(sessions);
+    try {
+      List<Future<Integer>> lost = new ArrayList<>();
+      for (long s = 1; s <= sessions; s++) {
+        long session = s;
+        lost.add(threads.submit(() -> {
+          start.await(30, TimeUnit.SECONDS);
+          int missing = 0;
+          for (int i = 0; i < rounds; i++) {
+            watches.add(session, WatchKind.DATA, "/p");
+            if (!watches.has(session, WatchKind.DATA, "/p")) {
+              missing++;
+            }
+            watches.remove(session, "/p", WatcherType.DATA);
+          }
+          return missing;
+        }));
+      }
+      for (Future<Integer> f : lost) {
+        assertEquals(0, f.get(60, TimeUnit.SECONDS), "watches lost right after they were added");
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+    assertEquals(0, watches.size());
+  }
+
+  @Test
+  void sessionHearsOneEventWhenSeveralOfItsWatchesMatch() {
+    watches.add(1, WatchKind.DATA, "/a");
+    watches.add(1, WatchKind.CHILD, "/a");
+    watches.add(1, WatchKind.PERSISTENT, "/a");
+    watches.add(1, WatchKind.PERSISTENT_RECURSIVE, "/");
+    var deleted = dev.corral.proto.v1.WatchEvent.newBuilder()
+        .setType(dev.corral.proto.v1.EventType.NODE_DELETED).setPath("/a").setZxid(7).build();
+    assertEquals(java.util.Set.of(1L), watches.trigger(deleted));
+    assertTrue(watches.has(1, WatchKind.PERSISTENT, "/a"), "persistent watches stay");
+    assertEquals(2, watches.size(), "the one-shot watches were used up");
+  }
+}
