@@ -29,9 +29,15 @@ public final class PathRules {
     return path;
   }
 
-  /** A message for a path that breaks {@code rule}. */
+  /** Longest stretch of a path quoted in a message. */
+  static final int QUOTED_MAX = 200;
+
+  /** A message for a path that breaks {@code rule} (a very long path is shortened). */
   public static String describe(String path, String rule) {
-    return "invalid path \"" + printable(path) + "\": " + rule;
+    String quoted = path.length() <= QUOTED_MAX
+        ? printable(path)
+        : printable(path.substring(0, QUOTED_MAX)) + "... (" + path.length() + " chars)";
+    return "invalid path \"" + quoted + "\": " + rule;
   }
 
   /** The rule {@code path} breaks, or empty if it is valid. */
