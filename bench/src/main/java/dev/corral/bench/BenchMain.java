@@ -1,0 +1,347 @@
+package dev.corral.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/**
+ * The benchmark harness (issue 6): starts each system's server as its own
+ * process on 127.0.0.1, runs the workloads with every client in this JVM
+ * (W4's contenders in JVMs of their own), stops exactly the processes it
+ * started, and writes the results.
+ *
+ * <pre>
+ *   BenchMain [corral|zookeeper|etcd|all ...] [--quick] [--out DIR] [--work DIR] [--corral-jar JAR]
+ *             [--only W1,W2,W3,W4,W5,MEM] [--command TEXT]
+ * </pre>
+ */
+public final class BenchMain {
+  private BenchMain() {}
+
+  /** Parsed arguments. */
+  record Options(List<String> systems, Params params, Path out, Path work, Path corralJar, Set<String> only,
+      String command) {}
+
+  static Options parse(String[] args) {
+    Set<String> systems = new LinkedHashSet<>();
+    Params params = Params.full();
+    Path out = Path.of("bench", "results");
+    Path work = null;
+    Path jar = null;
+    Set<String> only = new LinkedHashSet<>(List.of("W1", "W2", "W3", "W4", "W5", "MEM"));
+    String command = "bin/corral-bench " + String.join(" ", args);
+    for (int i = 0; i < args.length; i++) {
+      String a = args[i];
+      switch (a) {
+        case "corral", "zookeeper", "etcd" -> systems.add(a);
+        case "all" -> systems.addAll(List.of("corral", "zookeeper", "etcd"));
+        case "--quick" -> params = Params.quick();
+        case "--tiny" -> params = Params.tiny();
+        case "--out" -> out = Path.of(value(args, ++i, a));
+        case "--work" -> work = Path.of(value(args, ++i, a));
+        case "--corral-jar" -> jar = Path.of(value(args, ++i, a));
+        case "--command" -> command = value(args, ++i, a);
+        case "--only" -> {
+          only.clear();
+          for (String w : value(args, ++i, a).split(",")) {
+            only.add(w.trim().toUpperCase(Locale.ROOT));
+          }
+        }
+        default -> throw new IllegalArgumentException("unknown argument '" + a + "'");
+      }
+    }
+    if (systems.isEmpty()) {
+      systems.addAll(List.of("corral", "zookeeper", "etcd"));
+    }
+    return new Options(new ArrayList<>(systems), params, out, work, jar, only, command);
+  }
+
+  private static String value(String[] args, int i, String flag) {
+    if (i >= args.length) {
+      throw new IllegalArgumentException(flag + " needs a value");
+    }
+    return args[i];
+  }
+
+  public static void main(String[] args) throws Exception {
+    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel",
+        System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"));
+    System.setProperty("java.awt.headless", "true");
+    Options options;
+    try {
+      options = parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println("corral-bench: " + e.getMessage());
+      System.err.println("usage: corral-bench [corral|zookeeper|etcd|all] [--quick] [--out DIR] [--only W1,W2,...]");
+      System.exit(2);
+      return;
+    }
+    int failures;
+    try {
+      failures = run(options, System.out).failures();
+    } finally {
+      Procs.stopAll();
+    }
+    System.exit(failures == 0 ? 0 : 1);
+  }
+
+  /** What a run produced. */
+  public record Outcome(Table table, Path markdown, int failures) {}
+
+  /** Runs the benchmark; never leaves a process it started running. */
+  public static Outcome run(Options o, PrintStream log) throws Exception {
+    Path work = o.work() != null ? o.work() : Files.createTempDirectory("corral-bench-");
+    Files.createDirectories(work);
+    Table table = new Table();
+    String started = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm"));
+    List<String> machine = machineFacts(work);
+    machine.forEach(m -> log.println("bench: " + m));
+    List<String> described = new ArrayList<>();
+    List<String> ran = new ArrayList<>();
+    int failures = 0;
+    for (String name : o.systems()) {
+      BenchSystem system;
+      switch (name) {
+        case "corral" -> system = new CorralSystem(o.corralJar());
+        case "zookeeper" -> system = new ZooKeeperSystem();
+        case "etcd" -> {
+          Optional<EtcdSystem> etcd = EtcdSystem.find();
+          if (etcd.isEmpty()) {
+            String why = "etcd: skipped, no etcd binary on PATH (bin/corral-bench installs Debian's etcd-server"
+                + " with apt-get when it can; it could not here)";
+            log.println("bench: " + why);
+            table.note(why);
+            continue;
+          }
+          system = etcd.get();
+        }
+        default -> throw new IllegalArgumentException(name);
+      }
+      ran.add(name);
+      described.add(name + ": " + system.describe());
+      failures += runSystem(system, o, work.resolve(name), table, log);
+    }
+    for (String s : ran) {
+      table.putText("W6 3-server ensemble", "setData 8 clients; kill -9 leader -> first write", Table.Better.NONE, s,
+          "not yet: needs the ensemble issue");
+    }
+    Outcome outcome = write(o, table, ran, started, machine, described, log);
+    if (failures == 0) {
+      deleteTree(work);
+    } else {
+      log.println("bench: kept the work directory with server and contender logs: " + work);
+    }
+    return new Outcome(table, outcome.markdown(), failures);
+  }
+
+  private static int runSystem(BenchSystem system, Options o, Path dir, Table table, PrintStream log) {
+    int failures = 0;
+    if (o.only().contains("MEM")) {
+      try (BenchSystem.ServerHandle server = system.start(dir.resolve("mem"))) {
+        log.printf("[%s] server pid %d at %s (fresh, for MEM)%n", system.name(), server.pid(), server.connectString());
+        new Workloads(system, server, o.params(), table, dir, log).mem();
+      } catch (Throwable e) {
+        failures++;
+        fail(system, "MEM", e, table, log);
+      }
+    }
+    List<String> main = List.of("W1", "W2", "W3", "W5", "W4");
+    if (main.stream().noneMatch(o.only()::contains)) {
+      return failures;
+    }
+    BenchSystem.ServerHandle server;
+    try {
+      server = system.start(dir.resolve("main"));
+    } catch (Throwable e) {
+      fail(system, "server start", e, table, log);
+      return failures + 1;
+    }
+    try (server) {
+      log.printf("[%s] server pid %d at %s%n", system.name(), server.pid(), server.connectString());
+      Workloads w = new Workloads(system, server, o.params(), table, dir, log);
+      for (String name : main) {
+        if (!o.only().contains(name)) {
+          continue;
+        }
+        try {
+          switch (name) {
+            case "W1" -> w.w1();
+            case "W2" -> w.w2();
+            case "W3" -> w.w3();
+            case "W5" -> w.w5();
+            case "W4" -> w.w4();
+            default -> throw new IllegalStateException(name);
+          }
+        } catch (Throwable e) {
+          failures++;
+          fail(system, name, e, table, log);
+          if (!server.connectString().isEmpty() && Procs.rssBytes(server.pid()) < 0) {
+            log.printf("[%s] the server died; log tail:%n%s%n", system.name(), Ports.tail(server.log(), 20));
+            break;
+          }
+        }
+      }
+    }
+    return failures;
+  }
+
+  private static void fail(BenchSystem system, String what, Throwable e, Table table, PrintStream log) {
+    log.printf("[%s] %s FAILED: %s%n", system.name(), what, e);
+    e.printStackTrace(log);
+    table.note(system.name() + ": " + what + " failed: " + e.toString().replace('\n', ' '));
+  }
+
+  private static Outcome write(Options o, Table table, List<String> systems, String started, List<String> machine,
+      List<String> described, PrintStream log) throws IOException {
+    String stamp = LocalDate.now().toString() + (o.params().name().equals("full") ? "" : "-" + o.params().name());
+    Path out = o.out().toAbsolutePath();
+    Path assets = out.resolve(stamp);
+    Files.createDirectories(assets);
+    Report report = new Report(table, systems);
+    List<String> csv = report.writeCsv(assets.resolve("raw"));
+    List<String> charts;
+    try {
+      charts = report.writeCharts(assets);
+    } catch (Throwable e) {
+      log.println("bench: charts failed: " + e);
+      table.note("charts failed: " + e);
+      charts = List.of();
+    }
+    String tableText = report.markdownTable();
+    String targets = report.markdownTargets();
+    StringBuilder md = new StringBuilder();
+    md.append("# Corral benchmarks, ").append(started).append(" (").append(o.params().name()).append(" run)\n\n");
+    md.append("Command: `").append(o.command()).append("`  \n");
+    md.append("Workloads and targets: issue 6. Every system ran as its own server process on 127.0.0.1, one at a ")
+        .append("time, fsync before ack; every client in the harness JVM (W4's contenders in JVMs of their own). ")
+        .append("Only ratios of the same run count: runs differ by up to 2x on this machine.\n\n");
+    md.append("## Machine\n\n");
+    machine.forEach(m -> md.append("- ").append(m).append('\n'));
+    md.append("\n## Systems\n\n");
+    described.forEach(d -> md.append("- ").append(d).append('\n'));
+    md.append("\n## Sizes\n\n- ").append(o.params()).append('\n');
+    md.append("- W1-W3, W5 and MEM clients use a 10 s session timeout; W4 a 2 s one. W1: each client works on its own ")
+        .append("nodes (create, then getData, setData, delete of them), synchronously; values 1 KiB. W3: 16 sessions, ")
+        .append("one thread each, a read-modify-write of a shared counter under the lock; violations = overlapping ")
+        .append("holders + lost updates. W5: a second session re-arms a data watch, then the first sets the data. ")
+        .append("MEM: a fresh server; 100 bytes per node in 100 parents; RSS read from /proc/PID/status after a 2 s ")
+        .append("pause and, for the JVM servers, a full GC (`jcmd PID GC.run`); the raw RSS before that GC is ")
+        .append("given too.\n");
+    md.append("\n## Results\n\n");
+    md.append("↑ higher is better, ↓ lower is better; ratios are Corral / reference, ✗ where Corral is worse.\n\n");
+    md.append(tableText);
+    md.append("\n## Targets of issue 6\n\n").append(targets);
+    List<String> notes = table.notes();
+    if (!notes.isEmpty()) {
+      md.append("\n## Notes\n\n");
+      notes.forEach(n -> md.append("- ").append(n).append('\n'));
+    }
+    if (!charts.isEmpty()) {
+      md.append("\n## Charts\n\n");
+      for (String c : charts) {
+        md.append("![").append(c).append("](").append(stamp).append('/').append(c).append(")\n\n");
+      }
+    }
+    md.append("\n## Raw samples\n\nLatencies in microseconds, one CSV per series (`system,seq,latency_us`), ")
+        .append("and every table value in `summary.csv`: ");
+    for (int i = 0; i < csv.size(); i++) {
+      md.append(i == 0 ? "" : ", ").append('[').append(csv.get(i)).append("](").append(stamp).append("/raw/")
+          .append(csv.get(i)).append(')');
+    }
+    md.append(".\n");
+    Path file = out.resolve(stamp + ".md");
+    Files.writeString(file, md.toString(), StandardCharsets.UTF_8);
+    log.println();
+    log.println(tableText);
+    log.println(targets);
+    notes.forEach(n -> log.println("note: " + n));
+    log.println("bench: wrote " + file + " and " + assets);
+    return new Outcome(table, file, 0);
+  }
+
+  static List<String> machineFacts(Path work) {
+    List<String> facts = new ArrayList<>();
+    facts.add("cores: " + Runtime.getRuntime().availableProcessors() + cpuModel());
+    facts.add("memory: " + memTotal());
+    facts.add("OS: " + System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+        + System.getProperty("os.arch"));
+    facts.add("JVM: " + System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+    facts.add(fsyncProbe(work));
+    return facts;
+  }
+
+  private static String cpuModel() {
+    try (Stream<String> lines = Files.lines(Path.of("/proc/cpuinfo"))) {
+      return lines.filter(l -> l.startsWith("model name")).findFirst()
+          .map(l -> " (" + l.substring(l.indexOf(':') + 1).trim() + ")").orElse("");
+    } catch (IOException | RuntimeException e) {
+      return "";
+    }
+  }
+
+  private static String memTotal() {
+    try (Stream<String> lines = Files.lines(Path.of("/proc/meminfo"))) {
+      return lines.filter(l -> l.startsWith("MemTotal")).findFirst()
+          .map(l -> l.substring(l.indexOf(':') + 1).trim()).orElse("?");
+    } catch (IOException | RuntimeException e) {
+      return "?";
+    }
+  }
+
+  /** 200 appends of 4 KiB, each forced to disk, on the disk the servers use. */
+  static String fsyncProbe(Path work) {
+    Path file = work.resolve("fsync-probe");
+    try {
+      Files.createDirectories(work);
+      Samples samples = new Samples();
+      try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"); FileChannel ch = raf.getChannel()) {
+        ByteBuffer block = ByteBuffer.allocate(4096);
+        for (int i = 0; i < 200; i++) {
+          block.clear();
+          long t0 = System.nanoTime();
+          ch.write(block);
+          ch.force(false);
+          samples.add(System.nanoTime() - t0);
+        }
+      }
+      Files.deleteIfExists(file);
+      return String.format(Locale.ROOT, "fsync probe (4 KiB append + fdatasync, 200x, in %s): p50 %.3f ms, p99 %.3f ms",
+          work, samples.p50Ms(), samples.p99Ms());
+    } catch (IOException e) {
+      return "fsync probe failed: " + e;
+    }
+  }
+
+  static void deleteTree(Path dir) {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> walk = Files.walk(dir)) {
+      walk.sorted(Comparator.reverseOrder()).forEach(p -> {
+        try {
+          Files.deleteIfExists(p);
+        } catch (IOException ignored) {
+          // best effort
+        }
+      });
+    } catch (IOException ignored) {
+      // best effort
+    }
+  }
+}

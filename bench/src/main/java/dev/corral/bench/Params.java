@@ -1,0 +1,36 @@
+package dev.corral.bench;
+
+/**
+ * Sizes of one run. Every loop is bounded by a count and by a time cap.
+ *
+ * @param w1Ops1 W1 ops per phase with 1 client
+ * @param w1Ops8 W1 ops per phase per client with 8 clients
+ * @param phaseCapMs time cap of any measured loop
+ * @param w2Warm W2 warm-up cycles
+ * @param w2Cycles W2 measured cycles
+ * @param w3WarmMs W3 warm-up time
+ * @param w3MeasureMs W3 measured time
+ * @param w4Clean W4 clean-close trials
+ * @param w4Kill W4 kill -9 trials
+ * @param w5Warm W5 warm-up changes
+ * @param w5Changes W5 measured changes
+ * @param memNodes MEM nodes to load
+ */
+public record Params(String name, int w1Ops1, int w1Ops8, long phaseCapMs, int w2Warm, int w2Cycles, long w3WarmMs,
+    long w3MeasureMs, int w4Clean, int w4Kill, int w5Warm, int w5Changes, int memNodes) {
+
+  /** The full run. */
+  public static Params full() {
+    return new Params("full", 3000, 1500, 30_000, 500, 3000, 3000, 20_000, 5, 5, 300, 2000, 100_000);
+  }
+
+  /** A small version of everything, a couple of minutes for all systems. */
+  public static Params quick() {
+    return new Params("quick", 300, 100, 8_000, 100, 300, 1000, 4000, 1, 1, 50, 200, 20_000);
+  }
+
+  /** Tiny, for the unit test (Corral only). */
+  public static Params tiny() {
+    return new Params("tiny", 30, 10, 5_000, 10, 30, 300, 1000, 1, 1, 10, 30, 1000);
+  }
+}
