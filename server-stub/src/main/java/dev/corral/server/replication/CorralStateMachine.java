@@ -33,6 +33,12 @@ import org.slf4j.LoggerFactory;
  * the apply thread and written on a background thread; {@link #takeSnapshot()}
  * only ever reports the index of a snapshot whose file is durable. A snapshot
  * requested with {@link #writeNextSnapshotNow} is written on the apply thread.
+ *
+ * <p>A new snapshot is written only when the state applied an entry after the
+ * latest one: Ratis also applies entries of its own (the leader's configuration
+ * entry on each election, and after each commit a metadata entry recording the
+ * commit index), which move the last applied index but not the state, and a
+ * snapshot of an unchanged state would only be a copy of the latest one.
  */
 final class CorralStateMachine extends BaseStateMachine {
   private static final Logger LOG = LoggerFactory.getLogger(CorralStateMachine.class);
@@ -53,6 +59,8 @@ final class CorralStateMachine extends BaseStateMachine {
   private CompletableFuture<Void> backgroundWrite = CompletableFuture.completedFuture(null);
   private long reported = -1;
   private volatile Exception lastSnapshotFailure;
+  /** The index of the last entry the state applied, or of the snapshot it was loaded from; -1 for none. */
+  private volatile long lastStateIndex = -1;
   private volatile long noBackgroundWriteBefore = System.nanoTime();
 
   CorralStateMachine(ReplicatedState state, GroupCommitProposer proposer) {
@@ -97,6 +105,7 @@ final class CorralStateMachine extends BaseStateMachine {
       LogEntry entry = parse(logEntry);
       proposer.applying(entry);
       state.apply(logEntry.getIndex(), entry, proposer); // completes our proposers' futures, txn by txn
+      lastStateIndex = logEntry.getIndex();
     } catch (RuntimeException | Error e) {
       LOG.error("Applying log entry {} failed; this server stops serving", logEntry.getIndex(), e);
       state.failed(e);
@@ -122,6 +131,15 @@ final class CorralStateMachine extends BaseStateMachine {
     return leaderReady;
   }
 
+  /**
+   * The index of the last log entry applied to the state (or of the snapshot it
+   * was loaded from), -1 if none: a snapshot at this index or later holds every
+   * txn applied so far. Ratis's own entries after it do not count.
+   */
+  long lastStateIndex() {
+    return lastStateIndex;
+  }
+
   /** Whether the next {@link #takeSnapshot()} writes on the apply thread and reports the new index. */
   void writeNextSnapshotNow(boolean now) {
     writeNextSnapshotNow.set(now);
@@ -132,6 +150,7 @@ final class CorralStateMachine extends BaseStateMachine {
    * request. Reports only snapshots whose file is durable: a requested one is
    * written here and now; otherwise a view is captured here and written in the
    * background, and a later call reports it (before any new write starts).
+   * Neither is written when the state applied nothing after the latest snapshot.
    */
   @Override
   public long takeSnapshot() {
@@ -145,7 +164,7 @@ final class CorralStateMachine extends BaseStateMachine {
       return report(durable);
     }
     TermIndex last = getLastAppliedTermIndex();
-    if (last != null && last.getIndex() > durable) {
+    if (last != null && lastStateIndex > durable) {
       TreeSnapshot view = state.snapshot();
       backgroundWrite = CompletableFuture.runAsync(() -> writeInBackground(last, view), snapshotWriter);
     }
@@ -160,7 +179,7 @@ final class CorralStateMachine extends BaseStateMachine {
   private long writeNow() {
     backgroundWrite.exceptionally(e -> null).join();
     TermIndex last = getLastAppliedTermIndex();
-    if (last != null && last.getIndex() > storage.latestIndex()) {
+    if (last != null && lastStateIndex > storage.latestIndex()) {
       try {
         write(last, state.snapshot());
         lastSnapshotFailure = null;
@@ -200,6 +219,7 @@ final class CorralStateMachine extends BaseStateMachine {
     }
     state.restore(SnapshotStorage.read(snapshot));
     setLastAppliedTermIndex(snapshot.getTermIndex());
+    lastStateIndex = snapshot.getIndex();
     LOG.info("loaded snapshot {}", snapshot.getFile().getPath());
   }
 

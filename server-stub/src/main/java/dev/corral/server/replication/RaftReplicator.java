@@ -139,8 +139,11 @@ public final class RaftReplicator implements Replicator {
   }
 
   /**
-   * Writes a snapshot of everything applied so far, durably, and purges the log
-   * before it; returns once done.
+   * Writes a snapshot of every txn applied so far, durably, and purges the log
+   * before it; returns once done. When the latest snapshot already holds every
+   * txn applied, it is kept and no new one is written (entries Ratis applies of
+   * its own, such as the metadata entry that follows each commit, change nothing
+   * a snapshot holds).
    *
    * @throws UncheckedIOException when the snapshot could not be written
    */
@@ -149,7 +152,7 @@ public final class RaftReplicator implements Replicator {
     if (lifecycle.get() != Lifecycle.RUNNING) {
       throw new IllegalStateException("takeSnapshot() on a replicator that is " + lifecycle.get());
     }
-    long target = division.getInfo().getLastAppliedIndex();
+    long target = stateMachine.lastStateIndex();
     stateMachine.writeNextSnapshotNow(true);
     try {
       RaftClientReply reply = server.snapshotManagement(SnapshotManagementRequest.newCreate(
