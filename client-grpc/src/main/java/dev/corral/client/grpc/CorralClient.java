@@ -60,7 +60,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p><b>Order.</b> Requests are pipelined and answered in order; answers and watch
  * events are delivered one at a time, in arrival order, on the event thread (the
  * builder's executor, serialised, or a thread of the client's own): a watcher is
- * called before the answer that shows its change completes.
+ * called before the answer that shows its change completes. A watcher or
+ * listener may make blocking calls; the futures of async calls it makes
+ * complete on a callback thread of the client's own, where chained code may
+ * block too.
  *
  * <p><b>Retries.</b> Operations that are safe to repeat are retried under the
  * {@link RetryPolicy} when their answer was lost: reads, {@code sync}, watches,
@@ -87,6 +90,7 @@ public final class CorralClient implements CoordinationClient {
   private final SessionManager session;
   private final Retrier retrier;
   private final AsyncOps async;
+  private final AsyncCoordinationClient publicAsync;
 
   private CorralClient(ClientConfig config) {
     this.config = config;
@@ -99,6 +103,7 @@ public final class CorralClient implements CoordinationClient {
     this.session = new SessionManager(config, watches, events, listeners, scheduler, System::nanoTime);
     this.retrier = new Retrier(config.retryPolicy(), scheduler);
     this.async = new AsyncOps(session, config.namespace(), retrier, watches, events);
+    this.publicAsync = new CallbackSafeAsync(async, events);
     listeners.client(this);
     session.start();
   }
@@ -110,7 +115,7 @@ public final class CorralClient implements CoordinationClient {
 
   @Override
   public AsyncCoordinationClient async() {
-    return async;
+    return publicAsync;
   }
 
   @Override

@@ -5,7 +5,9 @@ import com.google.common.util.concurrent.ThreadFactoryBuilder;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -15,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * The client's event thread: runs watcher calls, listener calls and answer
  * completions one at a time, in the order they were queued, on the caller's
  * executor (serialised) or on a thread of its own. A task that throws is logged
- * and delivery goes on.
+ * and delivery goes on. Answers to async calls made on the event thread itself
+ * complete on a callback thread of the client's own ({@link #executeCallback}).
  */
 final class EventQueue {
   private static final Logger log = LoggerFactory.getLogger(EventQueue.class);
@@ -24,17 +27,23 @@ final class EventQueue {
 
   private final ExecutorService own;
   private final Executor serial;
+  private final ThreadPoolExecutor callbacks;
 
   /** On {@code executor} (serialised), or on a thread of its own when null. */
   EventQueue(Executor executor) {
+    int number = COUNT.incrementAndGet();
     if (executor == null) {
       own = Executors.newSingleThreadExecutor(new ThreadFactoryBuilder()
-          .setNameFormat("corral-events-" + COUNT.incrementAndGet()).setDaemon(true).build());
+          .setNameFormat("corral-events-" + number).setDaemon(true).build());
       serial = own;
     } else {
       own = null;
       serial = MoreExecutors.newSequentialExecutor(executor);
     }
+    // one thread, only while there is work: callbacks run one at a time, in order
+    callbacks = new ThreadPoolExecutor(1, 1, 5, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+        new ThreadFactoryBuilder().setNameFormat("corral-events-" + number + "-callbacks").setDaemon(true).build());
+    callbacks.allowCoreThreadTimeOut(true);
   }
 
   /** Queues {@code task}; runs it at once if the queue was shut down. */
@@ -55,6 +64,27 @@ final class EventQueue {
     }
   }
 
+  /**
+   * Runs {@code completion} on the client's callback thread, in order: for the
+   * answers to async calls made on the event thread. Those cannot complete on
+   * the event thread (a caller blocking on them there would wait on itself) nor
+   * on the thread that receives answers (a callback blocking there would stop
+   * every answer of the session, its own included).
+   */
+  void executeCallback(Runnable completion) {
+    try {
+      callbacks.execute(() -> {
+        try {
+          completion.run();
+        } catch (Throwable t) {
+          log.error("A callback threw; delivery goes on", t);
+        }
+      });
+    } catch (RejectedExecutionException closed) {
+      completion.run();
+    }
+  }
+
   /** True when called from a task of this queue. */
   boolean inEventThread() {
     return RUNNING.get() == this;
@@ -62,6 +92,7 @@ final class EventQueue {
 
   /** Lets queued tasks finish (briefly), then stops the own thread, if any. */
   void shutdown() throws InterruptedException {
+    callbacks.shutdown();
     if (own == null) {
       return;
     }

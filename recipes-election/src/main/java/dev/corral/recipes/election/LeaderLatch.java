@@ -7,11 +7,14 @@ import dev.corral.client.ConnectionStateListener;
 import dev.corral.client.CoordinationClient;
 import dev.corral.client.CoordinationException;
 import dev.corral.client.PathRules;
+import dev.corral.client.Stat;
 import dev.corral.client.Watcher;
+import dev.corral.client.WatcherType;
 import dev.corral.recipes.election.Contenders.Standing;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
@@ -86,6 +89,7 @@ public final class LeaderLatch implements AutoCloseable {
   private boolean connected;
   private long retryDelayMs;
   private volatile Thread loopThread;
+  private volatile String watched; // the node queueWatcher was last left on (written on the loop thread)
 
   // guarded by leadership
   private volatile boolean leader;
@@ -148,7 +152,8 @@ public final class LeaderLatch implements AutoCloseable {
   /**
    * Leaves the election: its node is deleted (if the connection is down, once
    * it is back with the same session, without waiting for it; a lost session
-   * took the node already) and listeners hear {@code notLeader} if it was
+   * took the node already), its watch is dropped (the client keeps nothing of a closed
+   * latch), and listeners hear {@code notLeader} if it was
    * leader and {@code mode} is NOTIFY_LEADER. Waiters in {@link #await()} are
    * released. Closing twice, or closing a latch never started, is harmless.
    */
@@ -164,6 +169,10 @@ public final class LeaderLatch implements AutoCloseable {
       boolean wasLeader = changeLeadership(false, 0);
       if (wasLeader && mode == CloseMode.NOTIFY_LEADER) {
         tellListeners(false);
+      }
+      String node = watched;
+      if (node != null) {
+        forgetWatch(node);
       }
       leaveQueue();
     } else {
@@ -285,7 +294,7 @@ public final class LeaderLatch implements AutoCloseable {
           Contenders.OwnNode own = candidacy.node().orElseThrow();
           lead(own.czxid());
           // a leader watches its own node: if it goes (deleted, or its session expired), so does leadership
-          if (client.exists(own.path(), queueWatcher).isEmpty()) {
+          if (watch(own.path()).isEmpty()) {
             submit(this::reconcile);
           }
         }
@@ -297,7 +306,7 @@ public final class LeaderLatch implements AutoCloseable {
         }
         case BEHIND -> {
           follow();
-          if (client.exists(standing.predecessor(), queueWatcher).isEmpty()) {
+          if (watch(standing.predecessor()).isEmpty()) {
             submit(this::reconcile);
           }
         }
@@ -313,6 +322,24 @@ public final class LeaderLatch implements AutoCloseable {
       follow();
       retryLater(e.getMessage());
     }
+  }
+
+  /** Leaves queueWatcher on {@code node}, forgetting the one left on another node before. */
+  private Optional<Stat> watch(String node) throws CoordinationException, InterruptedException {
+    String before = watched;
+    if (before != null && !before.equals(node)) {
+      forgetWatch(before);
+    }
+    watched = node;
+    return client.exists(node, queueWatcher);
+  }
+
+  /**
+   * Drops queueWatcher's watch on {@code node}, without waiting: the client forgets it at once (so a closed
+   * latch is not kept by the client, nor re-registered on a reconnect), the server when it is told.
+   */
+  private void forgetWatch(String node) {
+    client.async().removeWatches(node, queueWatcher, WatcherType.DATA);
   }
 
   private void retryLater(String why) {

@@ -8,6 +8,7 @@ import dev.corral.client.CoordinationClient;
 import dev.corral.client.CoordinationException;
 import dev.corral.client.PathRules;
 import dev.corral.client.SessionExpiredException;
+import dev.corral.client.WatcherType;
 import dev.corral.recipes.election.Contenders.Standing;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
@@ -236,14 +237,18 @@ public final class LeaderSelector implements AutoCloseable {
       synchronized (this) {
         phase = Phase.WITHDRAWING;
       }
-      withdraw(candidacy);
-      synchronized (this) {
-        phase = Phase.IDLE;
-        attemptThread = null;
-        queued = false;
-        notifyAll();
+      try {
+        withdraw(candidacy);
+      } finally {
+        // even if withdrawing failed unexpectedly: a turn that never ends would make close() wait forever
+        synchronized (this) {
+          phase = Phase.IDLE;
+          attemptThread = null;
+          queued = false;
+          notifyAll();
+        }
+        Thread.interrupted(); // interrupts were meant for this turn only
       }
-      Thread.interrupted(); // interrupts were meant for this turn only
     }
     if (autoRequeue) {
       enqueue();
@@ -253,32 +258,42 @@ public final class LeaderSelector implements AutoCloseable {
   /** Blocks until our node is first and owned by the current session, while connected. */
   private void awaitTurn(Candidacy candidacy) throws CoordinationException, InterruptedException {
     long retryDelayMs = 0;
+    String watched = null;
     try (Signal signal = Signal.open(client)) {
-      while (true) {
-        long seen = signal.version();
-        if (!canLead(client.state())) {
-          signal.awaitChange(seen, Long.MAX_VALUE);
-          continue;
-        }
-        try {
-          Standing standing = candidacy.stand();
-          if (standing.kind() == Standing.Kind.FIRST) {
-            return;
-          }
-          if (standing.kind() == Standing.Kind.BEHIND) {
-            retryDelayMs = 0;
-            if (client.exists(standing.predecessor(), signal).isPresent()) {
-              signal.awaitChange(seen, Long.MAX_VALUE);
-            }
+      try {
+        while (true) {
+          long seen = signal.version();
+          if (!canLead(client.state())) {
+            signal.awaitChange(seen, Long.MAX_VALUE);
             continue;
           }
-          // GONE: our node was deleted under us or its session ended; join again after a pause
-        } catch (CoordinationException e) {
-          if (e instanceof ClientClosedException || !(e.code().isRetryable() || e instanceof SessionExpiredException)) {
-            throw e;
+          try {
+            Standing standing = candidacy.stand();
+            if (standing.kind() == Standing.Kind.FIRST) {
+              return;
+            }
+            if (standing.kind() == Standing.Kind.BEHIND) {
+              retryDelayMs = 0;
+              watched = standing.predecessor();
+              if (client.exists(watched, signal).isPresent()) {
+                signal.awaitChange(seen, Long.MAX_VALUE);
+              }
+              continue;
+            }
+            // GONE: our node was deleted under us or its session ended; join again after a pause
+          } catch (CoordinationException e) {
+            if (e instanceof ClientClosedException || !(e.code().isRetryable() || e instanceof SessionExpiredException)) {
+              throw e;
+            }
           }
+          retryDelayMs = signal.pause(seen, retryDelayMs, MAX_RETRY_DELAY_MS, Long.MAX_VALUE);
         }
-        retryDelayMs = signal.pause(seen, retryDelayMs, MAX_RETRY_DELAY_MS, Long.MAX_VALUE);
+      } finally {
+        if (watched != null) {
+          // a watch left on a predecessor that did not go (we were interrupted, or it changed): drop it without
+          // waiting, so neither the client nor a reconnect keeps it
+          client.async().removeWatches(watched, signal, WatcherType.DATA);
+        }
       }
     }
   }

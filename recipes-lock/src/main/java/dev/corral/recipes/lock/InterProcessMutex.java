@@ -5,6 +5,7 @@ import dev.corral.client.CoordinationClient;
 import dev.corral.client.CoordinationException;
 import dev.corral.client.NoNodeException;
 import dev.corral.client.Paths;
+import dev.corral.client.Protection;
 import dev.corral.client.SequentialNames;
 import dev.corral.client.SessionExpiredException;
 import java.util.List;
@@ -12,6 +13,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -28,9 +30,11 @@ import java.util.function.Supplier;
  *
  * <p>Reentrant per thread: a thread that holds the lock may acquire it again
  * and must release it as many times. Only the holding thread may release.
- * An acquire that fails for any reason (timeout, interrupt, connection or
- * session loss) removes its node; a waiter whose session ended is never
- * granted. See {@link InterProcessLock} for release, fencing and connection loss.
+ * An acquire that fails for any reason (timeout, interrupt, connection loss)
+ * removes its node. A waiter whose node is lost while it waits (its session
+ * ended, or the node was deleted) is never granted on that node: as in
+ * Curator, it queues again with a new node in the current session, until its
+ * deadline. See {@link InterProcessLock} for release, fencing and connection loss.
  *
  * <p>Thread-safe. One object may be shared by the threads of a process.
  */
@@ -43,6 +47,8 @@ public final class InterProcessMutex implements InterProcessLock {
   private final LockDriver driver;
   private final HoldTracker tracker;
   private final ConcurrentMap<Thread, Hold> holds = new ConcurrentHashMap<>();
+  private final Predicate<String> ours;
+  private final byte[] data;
 
   /**
    * A mutex on {@code path} (created on first use, as a container).
@@ -50,15 +56,22 @@ public final class InterProcessMutex implements InterProcessLock {
    * @throws IllegalArgumentException if {@code path} is not a valid path, or is the root
    */
   public InterProcessMutex(CoordinationClient client, String path) {
-    this(client, path, () -> LOCK_NAME, OrderingRule.first());
+    this(client, path, () -> LOCK_NAME, OrderingRule.first(), name -> name.startsWith(LOCK_NAME), NO_DATA);
   }
 
-  /** A lock on {@code path} whose nodes are named by {@code nodeName} (asked on the acquiring thread) and ordered by {@code rule}. */
-  InterProcessMutex(CoordinationClient client, String path, Supplier<String> nodeName, OrderingRule rule) {
+  /**
+   * A lock on {@code path} whose nodes are named by {@code nodeName} (asked on the acquiring thread), ordered by
+   * {@code rule}, hold {@code data}, and are this lock's participants when {@code ours} accepts their
+   * (unprotected) name.
+   */
+  InterProcessMutex(CoordinationClient client, String path, Supplier<String> nodeName, OrderingRule rule,
+      Predicate<String> ours, byte[] data) {
     this.client = LockPaths.check(client);
     this.path = LockPaths.check(path);
-    this.driver = new LockDriver(client, path, nodeName, rule);
+    this.driver = new LockDriver(client, path, nodeName, rule, true);
     this.tracker = new HoldTracker(client, path);
+    this.ours = ours;
+    this.data = data.clone();
   }
 
   @Override
@@ -90,7 +103,7 @@ public final class InterProcessMutex implements InterProcessLock {
     tracker.enter();
     Optional<LockDriver.Granted> granted;
     try {
-      granted = driver.acquire(deadline, NO_DATA);
+      granted = driver.acquire(deadline, data);
     } catch (Throwable failure) {
       tracker.exit();
       throw failure;
@@ -156,13 +169,32 @@ public final class InterProcessMutex implements InterProcessLock {
     tracker.removeListener(listener);
   }
 
-  /** The lock's nodes (full paths) in sequence order: the holder first, then the waiters. */
+  /**
+   * This lock's nodes (full paths) in sequence order: the holder first, then the waiters. For the locks of an
+   * {@link InterProcessReadWriteLock}, the read lock lists the read nodes and the write lock the write nodes.
+   */
   public List<String> getParticipantNodes() throws CoordinationException, InterruptedException {
     try {
-      return SequentialNames.sorted(client.getChildren(path)).stream().map(name -> Paths.join(path, name)).toList();
+      return SequentialNames.sorted(client.getChildren(path)).stream()
+          .filter(name -> ours.test(Protection.unprotected(name)))
+          .map(name -> Paths.join(path, name)).toList();
     } catch (NoNodeException noLockPath) {
       return List.of();
     }
+  }
+
+  /**
+   * The full path of the calling thread's lock node, as Curator's {@code getLockPath()}; also after the lock
+   * was lost with its session (the node is then gone).
+   *
+   * @throws IllegalMonitorStateException if the calling thread does not hold the lock
+   */
+  public String getLockPath() {
+    Hold hold = holds.get(Thread.currentThread());
+    if (hold == null) {
+      throw new IllegalMonitorStateException("the calling thread does not hold the lock " + path);
+    }
+    return hold.path();
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.corral.recipes.lock;
 
 import dev.corral.client.CoordinationClient;
+import java.util.Objects;
 
 /**
  * A fair read/write lock across processes, as Curator's
@@ -40,11 +41,23 @@ public final class InterProcessReadWriteLock {
    * @throws IllegalArgumentException if {@code path} is not a valid path, or is the root
    */
   public InterProcessReadWriteLock(CoordinationClient client, String path) {
-    this.writeLock = new InterProcessMutex(client, path, () -> WRITE_NAME, OrderingRule.writers(DOWNGRADE_NAME));
+    this(client, path, new byte[0]);
+  }
+
+  /**
+   * A read/write lock on {@code path} whose lock nodes hold {@code lockData} (copied), as Curator's.
+   *
+   * @throws IllegalArgumentException if {@code path} is not a valid path, or is the root
+   */
+  public InterProcessReadWriteLock(CoordinationClient client, String path, byte[] lockData) {
+    Objects.requireNonNull(lockData, "lockData");
+    this.writeLock = new InterProcessMutex(client, path, () -> WRITE_NAME, OrderingRule.writers(DOWNGRADE_NAME),
+        name -> name.startsWith(WRITE_NAME), lockData);
     InterProcessMutex writer = writeLock;
     this.readLock = new InterProcessMutex(client, path,
         () -> writer.isOwnedByCurrentThread() ? DOWNGRADE_NAME : READ_NAME,
-        OrderingRule.readers(WRITE_NAME, writer::isOwnedByCurrentThread));
+        OrderingRule.readers(WRITE_NAME, writer::isOwnedByCurrentThread),
+        name -> name.startsWith(READ_NAME) || name.startsWith(DOWNGRADE_NAME), lockData);
   }
 
   /** The read lock: shared with other readers, excluded by a writer that came earlier. */

@@ -6,6 +6,7 @@ import dev.corral.client.CoordinationException;
 import dev.corral.client.NoNodeException;
 import dev.corral.client.Paths;
 import dev.corral.client.SequentialNames;
+import dev.corral.client.SessionExpiredException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -28,7 +29,9 @@ import org.slf4j.LoggerFactory;
  * a process whose session ends (its node goes with it) frees its slot.
  * Both paths are containers, gone when unused.
  *
- * <p>A lease may be returned from any thread. Acquiring more than one lease
+ * <p>A waiter whose session ends while it waits (its nodes go with it) is
+ * never granted on those nodes: it queues again in the new session, until its
+ * deadline. A lease may be returned from any thread. Acquiring more than one lease
  * takes them one at a time; if that fails or times out part-way, the leases
  * already taken are returned. A failed or timed-out acquire leaves no node.
  * {@link #state()} and {@link #addListener} report the connection of the
@@ -59,7 +62,8 @@ public final class InterProcessSemaphoreV2 {
     this.path = LockPaths.check(path);
     this.maxLeases = maxLeases;
     this.queue = new InterProcessMutex(client, Paths.join(path, "locks"));
-    this.leases = new LockDriver(client, Paths.join(path, "leases"), () -> LEASE_NAME, OrderingRule.atMost(maxLeases));
+    this.leases = new LockDriver(client, Paths.join(path, "leases"), () -> LEASE_NAME, OrderingRule.atMost(maxLeases),
+        false); // only the holder of the queue may add a lease node: a lost one queues again from the start
     this.tracker = new HoldTracker(client, path);
   }
 
@@ -127,22 +131,28 @@ public final class InterProcessSemaphoreV2 {
 
   /** One lease: queue on the internal mutex, then add a lease node and wait for a free slot. */
   Optional<LeaseImpl> acquireOne(Deadline deadline) throws CoordinationException, InterruptedException {
-    if (!queue.acquire(deadline)) {
-      return Optional.empty();
-    }
-    Optional<LeaseImpl> lease;
-    try {
-      lease = takeSlot(deadline);
-    } catch (Throwable failure) {
-      try {
-        queue.release();
-      } catch (Throwable cleanup) {
-        failure.addSuppressed(cleanup);
+    while (true) {
+      if (!queue.acquire(deadline)) {
+        return Optional.empty();
       }
-      throw failure;
+      Optional<LeaseImpl> lease;
+      try {
+        lease = takeSlot(deadline);
+      } catch (Throwable failure) {
+        try {
+          queue.release();
+        } catch (Throwable cleanup) {
+          failure.addSuppressed(cleanup);
+        }
+        if ((failure instanceof SessionExpiredException || failure instanceof NoNodeException) && !deadline.expired()) {
+          // the lease node (and our place in the queue) went with the session: queue again, as a lock waiter does
+          continue;
+        }
+        throw failure;
+      }
+      leaveQueue(lease.isPresent());
+      return lease;
     }
-    leaveQueue(lease.isPresent());
-    return lease;
   }
 
   /** For the holder of the internal mutex: adds a lease node and waits until it is among the allowed ones. */

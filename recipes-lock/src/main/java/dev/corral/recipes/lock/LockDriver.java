@@ -35,6 +35,7 @@ final class LockDriver {
   private final String dir;
   private final Supplier<String> prefix;
   private final OrderingRule rule;
+  private final boolean requeue;
 
   /**
    * A granted lock node.
@@ -45,11 +46,18 @@ final class LockDriver {
    */
   record Granted(String path, long token, long session) {}
 
-  LockDriver(CoordinationClient client, String dir, Supplier<String> prefix, OrderingRule rule) {
+  /**
+   * A driver for the nodes under {@code dir}. With {@code requeue}, an attempt
+   * whose node is lost while it waits (its session ended, or someone deleted
+   * it) queues again with a new node, in the current session, until the
+   * deadline (as Curator's lock does); without it, that loss is thrown.
+   */
+  LockDriver(CoordinationClient client, String dir, Supplier<String> prefix, OrderingRule rule, boolean requeue) {
     this.client = client;
     this.dir = dir;
     this.prefix = prefix;
     this.rule = rule;
+    this.requeue = requeue;
   }
 
   String dir() {
@@ -62,21 +70,29 @@ final class LockDriver {
    * background if the server cannot be reached) before it is thrown.
    */
   Optional<Granted> acquire(Deadline deadline, byte[] data) throws CoordinationException, InterruptedException {
-    long session = connectedSession(deadline);
-    String guid = Protection.newGuid();
-    try {
-      LockNodes.Entry entry = LockNodes.create(client, dir, prefix.get(), data, guid, deadline);
-      if (entry.session() != session) {
-        throw new SessionExpiredException("the session changed while creating " + entry.path(), null);
+    while (true) {
+      long session = connectedSession(deadline);
+      String guid = Protection.newGuid();
+      try {
+        LockNodes.Entry entry = LockNodes.create(client, dir, prefix.get(), data, guid, deadline);
+        if (entry.session() != session) {
+          throw new SessionExpiredException("the session changed while creating " + entry.path(), null);
+        }
+        Optional<Granted> granted = waitForGrant(entry, guid, deadline);
+        if (granted.isEmpty()) {
+          LockNodes.abandon(client, dir, guid, session, null);
+        }
+        return granted;
+      } catch (SessionExpiredException | NoNodeException nodeLost) {
+        LockNodes.abandon(client, dir, guid, session, nodeLost);
+        if (!requeue || deadline.expired()) {
+          throw nodeLost;
+        }
+        // the node went with its session (or was deleted): never granted; queue again with a new one
+      } catch (Throwable failure) {
+        LockNodes.abandon(client, dir, guid, session, failure);
+        throw failure;
       }
-      Optional<Granted> granted = waitForGrant(entry, guid, deadline);
-      if (granted.isEmpty()) {
-        LockNodes.abandon(client, dir, guid, session, null);
-      }
-      return granted;
-    } catch (Throwable failure) {
-      LockNodes.abandon(client, dir, guid, session, failure);
-      throw failure;
     }
   }
 

@@ -11,6 +11,6 @@
  * an earlier session is never taken as one's own; a failed or timed-out
  * acquire always removes its node, even when the create's reply was lost; a
  * release counts only once the server confirmed it; a waiter whose session
- * ended is never granted.
+ * ended is never granted on its old node (it queues again in the new session).
  */
 package dev.corral.recipes.lock;

@@ -79,20 +79,48 @@ class InterProcessMutexTest extends ServerTest {
   }
 
   @Test
-  void waiterWhoseSessionExpiredIsNeverGranted() throws Exception {
+  void waiterWhoseSessionExpiredIsNeverGrantedOnItsOldNodeAndQueuesAgainInTheNewSession() throws Exception {
     InterProcessMutex holder = new InterProcessMutex(clients.newClient(), path);
     CoordinationClient waiterClient = clients.newClient();
     InterProcessMutex waiter = new InterProcessMutex(waiterClient, path);
     holder.acquire();
-    Future<Boolean> waiting = clients.threads().submit(() -> waiter.acquire(seconds(PATIENCE), TimeUnit.SECONDS));
+    Future<Long> waiting = clients.threads().submit(() -> {
+      assertTrue(waiter.acquire(seconds(PATIENCE), TimeUnit.SECONDS));
+      try {
+        return waiterClient.exists(waiter.getParticipantNodes().get(0)).orElseThrow().ephemeralOwner();
+      } finally {
+        waiter.release();
+      }
+    });
+    await().atMost(PATIENCE).until(() -> holder.getParticipantNodes().size() == 2);
+    String oldNode = holder.getParticipantNodes().get(1);
+    long oldSession = waiterClient.sessionId();
+    server.expireSession(oldSession);
+    await().atMost(PATIENCE).until(() -> holder.getParticipantNodes().size() == 2
+        && !holder.getParticipantNodes().contains(oldNode));
+    holder.release();
+    long owner = waiting.get(seconds(PATIENCE), TimeUnit.SECONDS);
+    assertTrue(owner != oldSession && owner == waiterClient.sessionId(), "granted on a node of the new session");
+    assertFalse(waiter.isAcquiredInThisProcess());
+  }
+
+  @Test
+  void waiterWhoseSessionExpiredFailsOnceItsDeadlinePassed() throws Exception {
+    InterProcessMutex holder = new InterProcessMutex(clients.newClient(), path);
+    CoordinationClient waiterClient = clients.newClient();
+    InterProcessMutex waiter = new InterProcessMutex(waiterClient, path);
+    holder.acquire();
+    Future<Boolean> waiting = clients.threads().submit(() -> waiter.acquire(1, TimeUnit.SECONDS));
     await().atMost(PATIENCE).until(() -> holder.getParticipantNodes().size() == 2);
     server.expireSession(waiterClient.sessionId());
+    try {
+      assertFalse(waiting.get(seconds(PATIENCE), TimeUnit.SECONDS));
+    } catch (ExecutionException failure) {
+      assertInstanceOf(CoordinationException.class, failure.getCause());
+    }
     await().atMost(PATIENCE).until(() -> holder.getParticipantNodes().size() == 1);
-    holder.release();
-    ExecutionException failure = assertThrows(ExecutionException.class,
-        () -> waiting.get(seconds(PATIENCE), TimeUnit.SECONDS));
-    assertInstanceOf(CoordinationException.class, failure.getCause());
     assertFalse(waiter.isAcquiredInThisProcess());
+    holder.release();
   }
 
   @Test

@@ -1,0 +1,239 @@
+package dev.corral.client.grpc;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.corral.client.AddWatchMode;
+import dev.corral.client.ClientClosedException;
+import dev.corral.client.ConnectionState;
+import dev.corral.client.CreateMode;
+import dev.corral.client.CreateOptions;
+import dev.corral.client.Created;
+import dev.corral.client.NoWatcherException;
+import dev.corral.client.Paths;
+import dev.corral.client.Protection;
+import dev.corral.client.WatchedEvent;
+import dev.corral.client.Watcher;
+import dev.corral.client.WatcherType;
+import dev.corral.testing.TestingServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Edge cases of the client that Curator and ZooKeeper users run into. */
+class ClientEdgeCasesTest {
+  private static final byte[] NONE = new byte[0];
+  private static final long WAIT_SECONDS = 30;
+
+  private TestingServer server;
+  private CorralClient client;
+  private final List<AutoCloseable> others = new ArrayList<>();
+
+  @BeforeEach
+  void start() throws InterruptedException {
+    server = new TestingServer();
+    client = connect(CorralClient.builder());
+  }
+
+  @AfterEach
+  void closeAll() throws Exception {
+    for (AutoCloseable other : others) {
+      other.close();
+    }
+    client.close();
+    server.close();
+  }
+
+  private CorralClient connect(CorralClient.Builder builder) throws InterruptedException {
+    CorralClient c = builder.connectString(server.getConnectString()).sessionTimeout(Duration.ofSeconds(10)).build();
+    others.add(c);
+    assertTrue(c.blockUntilConnected(WAIT_SECONDS, TimeUnit.SECONDS));
+    return c;
+  }
+
+  @Test
+  void aListenerAddedAfterConnectingHearsNothingOfThePastButStateIsConnected() throws Exception {
+    StateRecorder recorder = new StateRecorder();
+    client.addConnectionStateListener(recorder);
+    assertEquals(ConnectionState.CONNECTED, client.state());
+    client.sync("/"); // a round trip through the event thread
+    assertEquals(List.of(), recorder.states());
+  }
+
+  @Test
+  void blockUntilConnectedReturnsFalseWhenNoServerAnswers() throws Exception {
+    server.stop();
+    CorralClient lonely = CorralClient.builder().connectString(server.getConnectString()).build();
+    others.add(lonely);
+    assertFalse(lonely.blockUntilConnected(300, TimeUnit.MILLISECONDS));
+    assertEquals(ConnectionState.SUSPENDED, lonely.state());
+    assertEquals(0, lonely.sessionId());
+    server.start();
+    assertTrue(lonely.blockUntilConnected(WAIT_SECONDS, TimeUnit.SECONDS));
+    assertEquals(ConnectionState.CONNECTED, lonely.state());
+  }
+
+  @Test
+  void everyOperationAfterCloseFailsWithClientClosed() throws Exception {
+    client.create("/n", NONE, CreateMode.PERSISTENT);
+    Watcher watcher = event -> { };
+    client.getData("/n", watcher);
+    client.close();
+    assertThrows(ClientClosedException.class, () -> client.create("/m", NONE, CreateMode.PERSISTENT));
+    assertThrows(ClientClosedException.class,
+        () -> client.create("/m", NONE, CreateOptions.builder(CreateMode.PERSISTENT_SEQUENTIAL).withProtection().build()));
+    assertThrows(ClientClosedException.class, () -> client.getData("/n"));
+    assertThrows(ClientClosedException.class, () -> client.setData("/n", NONE));
+    assertThrows(ClientClosedException.class, () -> client.delete("/n"));
+    assertThrows(ClientClosedException.class, () -> client.getChildren("/"));
+    assertThrows(ClientClosedException.class, () -> client.sync("/"));
+    assertThrows(ClientClosedException.class, () -> client.addWatch("/n", AddWatchMode.PERSISTENT, watcher));
+    assertThrows(ClientClosedException.class, () -> client.removeWatches("/n", watcher, WatcherType.ANY));
+    ExecutionException async = assertThrows(ExecutionException.class,
+        () -> client.async().exists("/n").get(WAIT_SECONDS, TimeUnit.SECONDS));
+    assertInstanceOf(ClientClosedException.class, async.getCause());
+  }
+
+  @Test
+  void aNamespaceIsRelativeAndWithoutTrailingSlash() {
+    assertThrows(IllegalArgumentException.class, () -> CorralClient.builder().namespace("/app"));
+    assertThrows(IllegalArgumentException.class, () -> CorralClient.builder().namespace("app/"));
+    assertThrows(IllegalArgumentException.class, () -> CorralClient.builder().namespace(""));
+    assertThrows(IllegalArgumentException.class, () -> CorralClient.builder().namespace("a//b"));
+    CorralClient.builder().namespace("app/sub");
+  }
+
+  @Test
+  void aNamespacedClientSeesItsRootAsSlash() throws Exception {
+    CorralClient spaced = connect(CorralClient.builder().namespace("app/sub"));
+    Created created = spaced.create("/x", NONE, CreateOptions.builder(CreateMode.PERSISTENT).creatingParents().build());
+    assertEquals("/x", created.path());
+    assertEquals(List.of("x"), spaced.getChildren("/"));
+    assertTrue(client.exists("/app/sub/x").isPresent());
+    BlockingQueue<WatchedEvent> events = new LinkedBlockingQueue<>();
+    spaced.exists("/x", events::add);
+    client.delete("/app/sub/x");
+    assertEquals("/x", events.poll(WAIT_SECONDS, TimeUnit.SECONDS).path());
+  }
+
+  @Test
+  void creatingWithParentContainersWhenTheParentsExistCreatesJustTheNode() throws Exception {
+    client.create("/p", NONE, CreateMode.PERSISTENT);
+    client.create("/p/q", NONE, CreateMode.PERSISTENT);
+    CreateOptions options = CreateOptions.builder(CreateMode.EPHEMERAL_SEQUENTIAL).creatingParentContainers().build();
+    Created created = client.create("/p/q/n-", NONE, options);
+    assertTrue(created.path().startsWith("/p/q/n-"));
+    assertFalse(client.exists("/p").orElseThrow().ephemeralOwner() != 0);
+    client.create("/p/q/r", NONE, CreateOptions.builder(CreateMode.PERSISTENT).creatingParents().build());
+  }
+
+  @Test
+  void protectionNamesANonSequentialNodeToo() throws Exception {
+    client.create("/prot", NONE, CreateMode.PERSISTENT);
+    Created created = client.create("/prot/node", NONE,
+        CreateOptions.builder(CreateMode.EPHEMERAL).withProtection().build());
+    String name = Paths.name(created.path());
+    assertTrue(Protection.isProtected(name), name);
+    assertEquals("node", Protection.unprotected(name));
+    assertEquals(List.of(name), client.getChildren("/prot"));
+  }
+
+  @Test
+  void aBlockingCallInsideACallbackOfAnAsyncCallDoesNotDeadlock() throws Exception {
+    client.create("/a", "a".getBytes(), CreateMode.PERSISTENT);
+    client.create("/b", "b".getBytes(), CreateMode.PERSISTENT);
+    CompletableFuture<byte[]> chained = client.async().getData("/a").thenApply(data -> {
+      try {
+        return client.getData("/b").data();
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    assertArrayEquals("b".getBytes(), chained.get(WAIT_SECONDS, TimeUnit.SECONDS));
+  }
+
+  @Test
+  void aBlockingCallInACallbackChainedInsideAWatcherDoesNotDeadlock() throws Exception {
+    client.create("/w", NONE, CreateMode.PERSISTENT);
+    client.create("/other", "o".getBytes(), CreateMode.PERSISTENT);
+    CompletableFuture<byte[]> result = new CompletableFuture<>();
+    client.getData("/w", event -> client.async().getData("/w").thenAccept(data -> {
+      try {
+        result.complete(client.getData("/other").data());
+      } catch (Exception e) {
+        result.completeExceptionally(e);
+      }
+    }));
+    client.setData("/w", "changed".getBytes());
+    assertArrayEquals("o".getBytes(), result.get(WAIT_SECONDS, TimeUnit.SECONDS));
+    assertEquals(ConnectionState.CONNECTED, client.state());
+  }
+
+  @Test
+  void aWatcherMayWaitForAnAsyncCallItMade() throws Exception {
+    client.create("/v", NONE, CreateMode.PERSISTENT);
+    CompletableFuture<Integer> seen = new CompletableFuture<>();
+    client.exists("/v", event -> {
+      try {
+        seen.complete(client.async().exists("/v").get(WAIT_SECONDS, TimeUnit.SECONDS).orElseThrow().version());
+      } catch (Exception e) {
+        seen.completeExceptionally(e);
+      }
+    });
+    client.setData("/v", "1".getBytes());
+    assertEquals(1, seen.get(WAIT_SECONDS, TimeUnit.SECONDS));
+  }
+
+  @Test
+  void aRemovedPersistentWatchHearsNoMore() throws Exception {
+    client.create("/pw", NONE, CreateMode.PERSISTENT);
+    BlockingQueue<WatchedEvent> events = new LinkedBlockingQueue<>();
+    Watcher watcher = events::add;
+    client.addWatch("/pw", AddWatchMode.PERSISTENT, watcher);
+    client.setData("/pw", "1".getBytes());
+    assertEquals("/pw", events.poll(WAIT_SECONDS, TimeUnit.SECONDS).path());
+    client.removeWatches("/pw", watcher, WatcherType.PERSISTENT);
+    assertThrows(NoWatcherException.class, () -> client.removeWatches("/pw", watcher, WatcherType.PERSISTENT));
+    client.setData("/pw", "2".getBytes());
+    BlockingQueue<WatchedEvent> marker = new LinkedBlockingQueue<>();
+    client.addWatch("/pw", AddWatchMode.PERSISTENT, marker::add);
+    client.setData("/pw", "3".getBytes());
+    marker.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+    assertEquals(List.of(), new ArrayList<>(events), "no event after removal");
+  }
+
+  @Test
+  void aRemovedRecursiveWatchIsRemovedWithAny() throws Exception {
+    client.create("/rw", NONE, CreateMode.PERSISTENT);
+    BlockingQueue<WatchedEvent> events = new LinkedBlockingQueue<>();
+    Watcher watcher = events::add;
+    client.addWatch("/rw", AddWatchMode.PERSISTENT_RECURSIVE, watcher);
+    client.removeWatches("/rw", watcher, WatcherType.ANY);
+    client.create("/rw/child", NONE, CreateMode.PERSISTENT);
+    BlockingQueue<WatchedEvent> marker = new LinkedBlockingQueue<>();
+    client.addWatch("/rw", AddWatchMode.PERSISTENT_RECURSIVE, marker::add);
+    client.delete("/rw/child");
+    marker.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+    assertEquals(List.of(), new ArrayList<>(events));
+  }
+
+  @Test
+  void emptyDataIsReadBackEmptyAndNullDataIsRefused() throws Exception {
+    client.create("/empty", NONE, CreateMode.PERSISTENT);
+    assertArrayEquals(NONE, client.getData("/empty").data());
+    assertEquals(0, client.exists("/empty").orElseThrow().dataLength());
+    assertThrows(NullPointerException.class, () -> client.create("/null", null, CreateMode.PERSISTENT));
+  }
+}
