@@ -43,7 +43,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class RaftReplicator implements Replicator {
   private static final Logger LOG = LoggerFactory.getLogger(RaftReplicator.class);
-  private static final long SNAPSHOT_TIMEOUT_MS = TimeUnit.MINUTES.toMillis(5);
+  /** A snapshot that takes longer fails; a clean shutdown then relies on log replay instead of waiting on. */
+  private static final long SNAPSHOT_TIMEOUT_MS = TimeUnit.SECONDS.toMillis(60);
 
   private enum Lifecycle { NEW, STARTING, RUNNING, CLOSED }
 
