@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class RaftReplicator implements Replicator {
   private static final Logger LOG = LoggerFactory.getLogger(RaftReplicator.class);
-  /** A snapshot that takes longer fails; a clean shutdown then relies on log replay instead of waiting on. */
+  /** A snapshot taking longer fails; a clean shutdown then relies on replaying the log at the next start. */
   private static final long SNAPSHOT_TIMEOUT_MS = TimeUnit.SECONDS.toMillis(60);
 
   private enum Lifecycle { NEW, STARTING, RUNNING, CLOSED }
