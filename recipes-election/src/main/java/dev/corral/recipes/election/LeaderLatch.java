@@ -65,7 +65,15 @@ public final class LeaderLatch implements AutoCloseable {
     NOTIFY_LEADER
   }
 
-  private enum State { LATENT, STARTED, CLOSED }
+  /** A latch's lifecycle, advanced forward only (Curator's names). */
+  public enum State {
+    /** Made, not started. */
+    LATENT,
+    /** Started: taking part in the election. */
+    STARTED,
+    /** Closed: out of the election for good. */
+    CLOSED
+  }
 
   private static final Logger log = LoggerFactory.getLogger(LeaderLatch.class);
   private static final long MAX_RETRY_DELAY_MS = 2_000;
@@ -90,12 +98,18 @@ public final class LeaderLatch implements AutoCloseable {
   private long retryDelayMs;
   private volatile Thread loopThread;
   private volatile String watched; // the node queueWatcher was last left on (written on the loop thread)
+  private volatile String ourPath = ""; // the node standing for this latch, "" when none (written on the loop thread)
 
   // guarded by leadership
   private volatile boolean leader;
   private long token;
 
   private record Registration(LeaderLatchListener listener, SerialExecutor executor) {}
+
+  /** A latch with an empty participant id, closing {@link CloseMode#SILENT silently}. */
+  public LeaderLatch(CoordinationClient client, String path) {
+    this(client, path, "", CloseMode.SILENT);
+  }
 
   /** A latch closing {@link CloseMode#SILENT silently}. */
   public LeaderLatch(CoordinationClient client, String path, String id) {
@@ -241,6 +255,16 @@ public final class LeaderLatch implements AutoCloseable {
   }
 
   /** This latch's participant id. */
+  /** Where the latch is in its lifecycle. */
+  public State getState() {
+    return state.get();
+  }
+
+  /** The path of the node standing for this latch in the election, if it has one now. */
+  public Optional<String> getOurPath() {
+    return ourPath.isEmpty() || state.get() == State.CLOSED ? Optional.empty() : Optional.of(ourPath);
+  }
+
   public String getId() {
     return id;
   }
@@ -386,7 +410,10 @@ public final class LeaderLatch implements AutoCloseable {
 
   private void submit(Runnable task) {
     try {
-      loop.execute(task);
+      loop.execute(() -> {
+        task.run();
+        ourPath = candidacy.node().map(Contenders.OwnNode::path).orElse("");
+      });
     } catch (RejectedExecutionException closed) {
       // the latch is closed: nothing more to decide
     }

@@ -71,6 +71,28 @@ class LeaderLatchTest {
   }
 
   @Test
+  void stateAndOurPathFollowTheLatchThroughItsLifecycle() throws Exception {
+    CoordinationClient client = clients.connect();
+    LeaderLatch latch = new LeaderLatch(client, PATH);
+    assertEquals(LeaderLatch.State.LATENT, latch.getState());
+    assertEquals(java.util.Optional.empty(), latch.getOurPath());
+    assertEquals("", latch.getId(), "Curator's two-argument constructor: an empty id");
+
+    latch.start();
+    assertEquals(LeaderLatch.State.STARTED, latch.getState());
+    assertTrue(latch.await(30, java.util.concurrent.TimeUnit.SECONDS));
+    await().atMost(Clients.WAIT).until(() -> latch.getOurPath().isPresent());
+    String ourPath = latch.getOurPath().orElseThrow();
+    assertTrue(ourPath.startsWith(PATH + "/"), ourPath);
+    assertEquals(client.sessionId(), client.exists(ourPath).orElseThrow().ephemeralOwner());
+
+    latch.close();
+    assertEquals(LeaderLatch.State.CLOSED, latch.getState());
+    assertEquals(java.util.Optional.empty(), latch.getOurPath());
+    await().atMost(Clients.WAIT).until(() -> client.exists(ourPath).isEmpty()); // its node went with it
+  }
+
+  @Test
   void neverMoreThanOneOfFiveLatchesLeadsWhileLeadershipMoves() throws Exception {
     List<LeaderLatch> live = new CopyOnWriteArrayList<>(startLatches(5));
     AtomicBoolean sampling = new AtomicBoolean(true);
