@@ -431,10 +431,6 @@ public final class ServerCore implements ReplicatedState {
     }
   }
 
-  public int attachedSessions() {
-    return attached.size();
-  }
-
   // ------------------------------------------------------ periodic duties
 
   /**
@@ -490,11 +486,6 @@ public final class ServerCore implements ReplicatedState {
   /** The node count, for logs and admin. */
   public int nodeCount() {
     return readLocked(tree::nodeCount);
-  }
-
-  /** The tree digest, to compare replicas or a restart with its past. */
-  public long digest() {
-    return readLocked(tree::digest);
   }
 
   /** A refusal or an attachment. */

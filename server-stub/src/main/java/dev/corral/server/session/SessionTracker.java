@@ -76,8 +76,4 @@ public final class SessionTracker {
       t.closing = false;
     }
   }
-
-  public int size() {
-    return sessions.size();
-  }
 }

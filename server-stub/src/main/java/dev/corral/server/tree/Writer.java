@@ -92,20 +92,14 @@ final class Writer {
 
   OpResult delete(DeleteRequest request) {
     String path = request.getPath();
-    Optional<Error> invalid = PathRules.check(path, false);
-    if (invalid.isPresent()) {
-      return failure(invalid.get());
-    }
     if (path.equals(Paths.ROOT)) {
       return failure(Errors.of(INVALID_ARGUMENT, "the root node cannot be deleted", path));
     }
+    Optional<Error> mismatch = versionedLookup(path, request.getVersion());
+    if (mismatch.isPresent()) {
+      return failure(mismatch.get());
+    }
     Node node = state.node(path);
-    if (node == null) {
-      return failure(noNode(path));
-    }
-    if (!versionMatches(request.getVersion(), node)) {
-      return failure(badVersion(path, request.getVersion(), node));
-    }
     if (node.numChildren() > 0) {
       return failure(Errors.of(NOT_EMPTY,
           "node " + path + " has " + node.numChildren() + " children", path));
@@ -116,17 +110,11 @@ final class Writer {
 
   OpResult setData(SetDataRequest request) {
     String path = request.getPath();
-    Optional<Error> invalid = PathRules.check(path, false);
-    if (invalid.isPresent()) {
-      return failure(invalid.get());
+    Optional<Error> mismatch = versionedLookup(path, request.getVersion());
+    if (mismatch.isPresent()) {
+      return failure(mismatch.get());
     }
     Node node = state.node(path);
-    if (node == null) {
-      return failure(noNode(path));
-    }
-    if (!versionMatches(request.getVersion(), node)) {
-      return failure(badVersion(path, request.getVersion(), node));
-    }
     byte[] data = request.getData().isEmpty() ? Node.NO_DATA : request.getData().toByteArray();
     Node changed = node.withData(data, zxid, timeMs);
     state.replace(path, changed);
@@ -138,16 +126,9 @@ final class Writer {
 
   OpResult check(CheckRequest request) {
     String path = request.getPath();
-    Optional<Error> invalid = PathRules.check(path, false);
-    if (invalid.isPresent()) {
-      return failure(invalid.get());
-    }
-    Node node = state.node(path);
-    if (node == null) {
-      return failure(noNode(path));
-    }
-    if (!versionMatches(request.getVersion(), node)) {
-      return failure(badVersion(path, request.getVersion(), node));
+    Optional<Error> mismatch = versionedLookup(path, request.getVersion());
+    if (mismatch.isPresent()) {
+      return failure(mismatch.get());
     }
     return OpResult.newBuilder().setCheck(CheckResult.getDefaultInstance()).build();
   }
@@ -211,6 +192,25 @@ final class Writer {
 
   private WatchEvent event(EventType type, String path) {
     return WatchEvent.newBuilder().setType(type).setPath(path).setZxid(zxid).build();
+  }
+
+  /**
+   * Why an operation on {@code path} expecting {@code version} (-1: any) cannot
+   * go on: the path breaks a rule, the node is missing, or its version differs.
+   */
+  private Optional<Error> versionedLookup(String path, int version) {
+    Optional<Error> invalid = PathRules.check(path, false);
+    if (invalid.isPresent()) {
+      return invalid;
+    }
+    Node node = state.node(path);
+    if (node == null) {
+      return Optional.of(noNode(path));
+    }
+    if (!versionMatches(version, node)) {
+      return Optional.of(badVersion(path, version, node));
+    }
+    return Optional.empty();
   }
 
   private static boolean versionMatches(int expected, Node node) {
