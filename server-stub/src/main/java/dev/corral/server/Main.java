@@ -5,7 +5,9 @@ import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -20,13 +22,27 @@ import java.util.concurrent.CountDownLatch;
  *
  * A config file is a Java properties file with the same keys as the flags
  * ({@code port}, {@code data-dir}, {@code tick}, {@code host}, {@code raft-port},
- * {@code max-data-bytes}, {@code snapshot-every}); flags override the file.
- * Durations are milliseconds ({@code 2000}) or with a unit ({@code 2s},
+ * {@code max-data-bytes}, {@code snapshot-every}, {@code election-timeout-min},
+ * {@code election-timeout-max}, {@code operation-timeout}); flags override the
+ * file. Durations are milliseconds ({@code 2000}) or with a unit ({@code 2s},
  * {@code 500ms}).
+ *
+ * <p>An ensemble member's file also lists every server and names itself:
+ * <pre>
+ *   id=2
+ *   server.1=127.0.0.1:7181:7281
+ *   server.2=127.0.0.1:7182:7282
+ *   server.3=127.0.0.1:7183:7283
+ *   data-dir=/var/lib/corral/2
+ * </pre>
+ * ({@code server.<id>=<host>:<clientPort>:<peerPort>}); the server listens on
+ * its own entry's ports unless {@code port} / {@code raft-port} say otherwise.
  */
 public final class Main {
   static final Set<String> KEYS = Set.of(
-      "host", "port", "raft-port", "data-dir", "tick", "max-data-bytes", "snapshot-every", "config");
+      "host", "port", "raft-port", "data-dir", "tick", "max-data-bytes", "snapshot-every", "config", "id",
+      "election-timeout-min", "election-timeout-max", "operation-timeout");
+  private static final String SERVER_PREFIX = "server.";
 
   private Main() {}
 
@@ -60,7 +76,7 @@ public final class Main {
         properties.load(reader);
       }
       for (String key : properties.stringPropertyNames()) {
-        if (!KEYS.contains(key) || key.equals("config")) {
+        if ((!KEYS.contains(key) || key.equals("config")) && !key.startsWith(SERVER_PREFIX)) {
           throw new IllegalArgumentException("unknown setting '" + key + "' in " + file);
         }
         settings.put(key, properties.getProperty(key).trim());
@@ -101,7 +117,19 @@ public final class Main {
 
   private static ServerConfig build(Map<String, String> settings) {
     ServerConfig.Builder builder = ServerConfig.builder();
+    ensemble(settings, builder);
+    if (settings.containsKey("election-timeout-min") || settings.containsKey("election-timeout-max")) {
+      String min = settings.get("election-timeout-min");
+      String max = settings.get("election-timeout-max");
+      if (min == null || max == null) {
+        throw new IllegalArgumentException("set both election-timeout-min and election-timeout-max, or neither");
+      }
+      builder.electionTimeout(durationOf("election-timeout-min", min), durationOf("election-timeout-max", max));
+    }
     settings.forEach((key, value) -> {
+      if (key.startsWith(SERVER_PREFIX) || key.equals("id") || key.startsWith("election-timeout-")) {
+        return;
+      }
       switch (key) {
         case "host" -> builder.host(value);
         case "port" -> builder.port(intOf(key, value));
@@ -110,10 +138,33 @@ public final class Main {
         case "tick" -> builder.tick(durationOf(key, value));
         case "max-data-bytes" -> builder.maxDataBytes(intOf(key, value));
         case "snapshot-every" -> builder.snapshotEvery(intOf(key, value));
+        case "operation-timeout" -> builder.operationTimeout(durationOf(key, value));
         default -> throw new IllegalArgumentException("unknown setting '" + key + "'");
       }
     });
     return builder.build();
+  }
+
+  /** The {@code server.<id>} entries and {@code id}: both or neither. */
+  private static void ensemble(Map<String, String> settings, ServerConfig.Builder builder) {
+    List<EnsembleMember> members = new ArrayList<>();
+    settings.forEach((key, value) -> {
+      if (key.startsWith(SERVER_PREFIX)) {
+        members.add(EnsembleMember.parse(key.substring(SERVER_PREFIX.length()), value));
+      }
+    });
+    String id = settings.get("id");
+    if (members.isEmpty() && id == null) {
+      return;
+    }
+    if (members.isEmpty()) {
+      throw new IllegalArgumentException("id is set but no server.<id>=host:clientPort:peerPort entries are");
+    }
+    if (id == null) {
+      throw new IllegalArgumentException("the config lists servers but not this server's id (id=...)");
+    }
+    members.sort(java.util.Comparator.comparing(EnsembleMember::id));
+    builder.ensemble(id, members);
   }
 
   private static int intOf(String key, String value) {

@@ -6,24 +6,27 @@ import dev.corral.server.replication.ReplicationConfig;
 import dev.corral.server.replication.Replicator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.time.Duration;
+import java.util.List;
 
 /** Builds and starts the replicator a server runs on. */
 final class Replicators {
-  /** The member id of a single server: stable, since the Raft log names it. */
-  static final String SINGLE_MEMBER_ID = "1";
-
   private Replicators() {}
 
-  /** A Raft group of one on loopback, replaying its log into {@code core} before returning. */
+  /**
+   * This server's member of the Raft group (a group of one on loopback unless
+   * the config lists an ensemble), replaying its log into {@code core} before
+   * returning.
+   */
   static Replicator raft(ServerConfig config, ServerCore core) {
+    List<RaftMember> members = config.members().isEmpty()
+        ? List.of(new RaftMember(ServerConfig.SINGLE_MEMBER_ID, "127.0.0.1", config.raftPort()))
+        : config.members().stream().map(m -> new RaftMember(m.id(), m.host(), m.peerPort())).toList();
     ReplicationConfig replication = ReplicationConfig.builder()
         .dataDir(config.dataDir())
-        .singleMember(new RaftMember(SINGLE_MEMBER_ID, "127.0.0.1", config.raftPort()))
+        .members(config.memberId(), members)
         .snapshotThreshold(config.snapshotEvery())
-        // A group of one cannot have a spurious election; a short timeout only
-        // shortens the wait before it leads at start.
-        .electionTimeout(Duration.ofMillis(100), Duration.ofMillis(200))
+        .electionTimeout(config.electionTimeoutMin(), config.electionTimeoutMax())
+        .operationTimeout(config.operationTimeout())
         .build();
     try {
       RaftReplicator replicator = RaftReplicator.create(replication, core);

@@ -3,6 +3,7 @@ package dev.corral.server;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 
@@ -20,6 +21,13 @@ import java.util.Set;
  * @param maxOutstandingRequests requests of one session in flight before flow control holds back
  * @param snapshotEvery take a snapshot after this many log entries
  * @param ttlCheckInterval how often expired TTL nodes are looked for
+ * @param memberId this server's id in {@code members}
+ * @param members every server of the ensemble (one, this server, by default)
+ * @param electionTimeoutMin a follower that hears no leader for a random time in
+ *     [min, max] starts an election; a shorter timeout replaces a dead leader sooner
+ * @param electionTimeoutMax see {@code electionTimeoutMin}
+ * @param operationTimeout a write not applied here within this time fails with
+ *     OPERATION_TIMEOUT (its outcome unknown)
  */
 public record ServerConfig(
     String host,
@@ -31,11 +39,21 @@ public record ServerConfig(
     int maxRequestBytes,
     int maxOutstandingRequests,
     long snapshotEvery,
-    Duration ttlCheckInterval) {
+    Duration ttlCheckInterval,
+    String memberId,
+    List<EnsembleMember> members,
+    Duration electionTimeoutMin,
+    Duration electionTimeoutMax,
+    Duration operationTimeout) {
 
   public static final int DEFAULT_PORT = 7181;
   public static final Duration DEFAULT_TICK = Duration.ofSeconds(2);
   public static final int DEFAULT_MAX_DATA_BYTES = 1024 * 1024;
+  /** The member id of a single server: stable, since the Raft log names it. */
+  public static final String SINGLE_MEMBER_ID = "1";
+  /** Election timeouts of an ensemble member; see the measurements in Replicators. */
+  public static final Duration DEFAULT_ELECTION_TIMEOUT_MIN = Duration.ofMillis(1000);
+  public static final Duration DEFAULT_ELECTION_TIMEOUT_MAX = Duration.ofMillis(2000);
 
   public ServerConfig {
     Objects.requireNonNull(host, "host");
@@ -57,6 +75,41 @@ public record ServerConfig(
     if (ttlCheckInterval.isNegative() || ttlCheckInterval.isZero()) {
       throw new IllegalArgumentException("ttlCheckInterval must be positive, was " + ttlCheckInterval);
     }
+    members = List.copyOf(members);
+    checkEnsemble(memberId, members);
+    if (electionTimeoutMin.toMillis() < 10 || electionTimeoutMax.compareTo(electionTimeoutMin) < 0) {
+      throw new IllegalArgumentException("election timeout must be at least 10ms and max >= min, was "
+          + electionTimeoutMin.toMillis() + "ms-" + electionTimeoutMax.toMillis() + "ms");
+    }
+    if (operationTimeout.toMillis() < 1) {
+      throw new IllegalArgumentException("operationTimeout must be positive, was " + operationTimeout);
+    }
+  }
+
+  private static void checkEnsemble(String memberId, List<EnsembleMember> members) {
+    Set<String> ids = new HashSet<>();
+    Set<String> addresses = new HashSet<>();
+    for (EnsembleMember m : members) {
+      if (!ids.add(m.id())) {
+        throw new IllegalArgumentException("server." + m.id() + " is listed twice");
+      }
+      if (!addresses.add(m.host() + ":" + m.clientPort()) | !addresses.add(m.host() + ":" + m.peerPort())) {
+        throw new IllegalArgumentException("server." + m.id() + " reuses a port of another server");
+      }
+    }
+    if (!members.isEmpty() && !ids.contains(memberId)) {
+      throw new IllegalArgumentException("id " + memberId + " is not one of the servers " + ids);
+    }
+  }
+
+  /** True when this server is one member of a multi-server ensemble. */
+  public boolean isEnsemble() {
+    return members.size() > 1;
+  }
+
+  /** The client addresses of every member, as a client connect string. */
+  public String ensembleConnectString() {
+    return members.stream().map(EnsembleMember::clientAddress).collect(java.util.stream.Collectors.joining(","));
   }
 
   /** The smallest session timeout granted: 2 ticks. */
@@ -99,6 +152,11 @@ public record ServerConfig(
     private int maxOutstandingRequests = 1000;
     private long snapshotEvery = 100_000;
     private Duration ttlCheckInterval;
+    private String memberId;
+    private List<EnsembleMember> members = List.of();
+    private Duration electionTimeoutMin;
+    private Duration electionTimeoutMax;
+    private Duration operationTimeout = Duration.ofSeconds(10);
 
     private Builder() {}
 
@@ -168,11 +226,55 @@ public record ServerConfig(
       return this;
     }
 
+    /**
+     * Makes this server member {@code id} of an ensemble of {@code members}. Its
+     * host, client port and Raft port come from its own entry unless set.
+     */
+    public Builder ensemble(String id, List<EnsembleMember> members) {
+      once("ensemble");
+      this.memberId = Objects.requireNonNull(id, "id");
+      this.members = List.copyOf(members);
+      return this;
+    }
+
+    /** A follower that hears no leader for a random time in [min, max] starts an election. */
+    public Builder electionTimeout(Duration min, Duration max) {
+      once("electionTimeout");
+      this.electionTimeoutMin = Objects.requireNonNull(min, "min");
+      this.electionTimeoutMax = Objects.requireNonNull(max, "max");
+      return this;
+    }
+
+    public Builder operationTimeout(Duration timeout) {
+      once("operationTimeout");
+      this.operationTimeout = Objects.requireNonNull(timeout, "timeout");
+      return this;
+    }
+
     public ServerConfig build() {
       int requestCap = maxRequestBytes != null ? maxRequestBytes : Math.max(4 * 1024 * 1024, maxDataBytes + 1024 * 1024);
       Duration ttlEvery = ttlCheckInterval != null ? ttlCheckInterval : tick;
-      return new ServerConfig(host, port, raftPort, dataDir, tick, maxDataBytes, requestCap,
-          maxOutstandingRequests, snapshotEvery, ttlEvery);
+      String id = memberId != null ? memberId : SINGLE_MEMBER_ID;
+      List<EnsembleMember> all = members;
+      String bindHost = host;
+      int clientPort = port;
+      int peerPort = raftPort;
+      if (!all.isEmpty()) {
+        EnsembleMember self = all.stream().filter(m -> m.id().equals(id)).findFirst().orElse(null);
+        if (self != null) {
+          bindHost = given.contains("host") ? host : self.host();
+          clientPort = given.contains("port") ? port : self.clientPort();
+          peerPort = given.contains("raftPort") ? raftPort : self.peerPort();
+        }
+      }
+      boolean single = all.size() <= 1;
+      // A group of one cannot have a spurious election: a short timeout only shortens the wait to lead at start.
+      Duration min = electionTimeoutMin != null ? electionTimeoutMin
+          : single ? Duration.ofMillis(100) : DEFAULT_ELECTION_TIMEOUT_MIN;
+      Duration max = electionTimeoutMax != null ? electionTimeoutMax
+          : single ? Duration.ofMillis(200) : DEFAULT_ELECTION_TIMEOUT_MAX;
+      return new ServerConfig(bindHost, clientPort, peerPort, dataDir, tick, maxDataBytes, requestCap,
+          maxOutstandingRequests, snapshotEvery, ttlEvery, id, all, min, max, operationTimeout);
     }
   }
 }
