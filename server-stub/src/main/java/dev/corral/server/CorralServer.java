@@ -1,6 +1,7 @@
 package dev.corral.server;
 
 import dev.corral.server.replication.Replicator;
+import dev.corral.server.rpc.AdminService;
 import dev.corral.server.rpc.CoordinationService;
 import dev.corral.server.session.SessionTracker;
 import io.grpc.Server;
@@ -74,6 +75,7 @@ public final class CorralServer implements AutoCloseable {
           // the transport only cuts off what is far beyond it
           .maxInboundMessageSize(transportCeiling(config))
           .addService(new CoordinationService(core, config))
+          .addService(new AdminService(core))
           .addService(health.getHealthService())
           .addService(ProtoReflectionServiceV1.newInstance())
           .build()
@@ -89,6 +91,8 @@ public final class CorralServer implements AutoCloseable {
     });
     long expiryCheckMs = Math.max(10, config.tick().toMillis() / 2);
     duties.scheduleWithFixedDelay(guarded(core::expireSessions), expiryCheckMs, expiryCheckMs, TimeUnit.MILLISECONDS);
+    long tickMs = config.tick().toMillis();
+    duties.scheduleWithFixedDelay(guarded(core::forwardHeartbeats), tickMs, tickMs, TimeUnit.MILLISECONDS);
     long ttlMs = config.ttlCheckInterval().toMillis();
     duties.scheduleWithFixedDelay(guarded(core::expireTtlNodes), ttlMs, ttlMs, TimeUnit.MILLISECONDS);
     health.setStatus("", ServingStatus.SERVING);
@@ -98,8 +102,9 @@ public final class CorralServer implements AutoCloseable {
       health.setStatus("corral.v1.Coordination", ServingStatus.NOT_SERVING);
     });
     CorralServer server = new CorralServer(config, core, replicator, grpc, health, duties);
-    log.info("Corral listening on {}:{}, data in {} ({} nodes, zxid 0x{})", config.host(), server.port(),
-        config.dataDir().toAbsolutePath(), core.nodeCount(), Long.toHexString(core.lastZxid()));
+    log.info("Corral listening on {}:{}, data in {} ({} nodes, zxid 0x{}){}", config.host(), server.port(),
+        config.dataDir().toAbsolutePath(), core.nodeCount(), Long.toHexString(core.lastZxid()),
+        config.isEnsemble() ? ", member " + config.memberId() + " of " + config.ensembleConnectString() : "");
     return server;
   }
 
@@ -153,6 +158,23 @@ public final class CorralServer implements AutoCloseable {
     } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
       throw new IllegalStateException("could not expire session 0x" + Long.toHexString(sessionId), e);
     }
+  }
+
+  /**
+   * Stops at once, as a crash would: streams are cut, no snapshot is taken,
+   * the data directory is left as it is (what was acknowledged is in the log).
+   * For failover tests. Harmless when already closed.
+   */
+  public void halt() {
+    if (!state.compareAndSet(State.RUNNING, State.CLOSING)) {
+      return;
+    }
+    health.enterTerminalState();
+    grpc.shutdownNow();
+    duties.shutdownNow();
+    replicator.close();
+    state.set(State.CLOSED);
+    log.info("Corral halted at zxid 0x{}", Long.toHexString(core.lastZxid()));
   }
 
   /** Stops serving, takes a snapshot and releases everything. Harmless when already closed. */

@@ -27,6 +27,7 @@ final class Replicators {
         .snapshotThreshold(config.snapshotEvery())
         .electionTimeout(config.electionTimeoutMin(), config.electionTimeoutMax())
         .operationTimeout(config.operationTimeout())
+        .logSegmentBytes(config.logSegmentBytes())
         .build();
     try {
       RaftReplicator replicator = RaftReplicator.create(replication, core);

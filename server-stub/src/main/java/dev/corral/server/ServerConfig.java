@@ -28,6 +28,8 @@ import java.util.Set;
  * @param electionTimeoutMax see {@code electionTimeoutMin}
  * @param operationTimeout a write not applied here within this time fails with
  *     OPERATION_TIMEOUT (its outcome unknown)
+ * @param logSegmentBytes size at which a Raft log segment is closed; the log is
+ *     purged behind snapshots a whole segment at a time
  */
 public record ServerConfig(
     String host,
@@ -44,7 +46,8 @@ public record ServerConfig(
     List<EnsembleMember> members,
     Duration electionTimeoutMin,
     Duration electionTimeoutMax,
-    Duration operationTimeout) {
+    Duration operationTimeout,
+    long logSegmentBytes) {
 
   public static final int DEFAULT_PORT = 7181;
   public static final Duration DEFAULT_TICK = Duration.ofSeconds(2);
@@ -80,6 +83,10 @@ public record ServerConfig(
     if (electionTimeoutMin.toMillis() < 10 || electionTimeoutMax.compareTo(electionTimeoutMin) < 0) {
       throw new IllegalArgumentException("election timeout must be at least 10ms and max >= min, was "
           + electionTimeoutMin.toMillis() + "ms-" + electionTimeoutMax.toMillis() + "ms");
+    }
+    if (logSegmentBytes < 2L * maxRequestBytes) {
+      throw new IllegalArgumentException("logSegmentBytes (" + logSegmentBytes
+          + ") must be at least twice maxRequestBytes (" + maxRequestBytes + ")");
     }
     if (operationTimeout.toMillis() < 1) {
       throw new IllegalArgumentException("operationTimeout must be positive, was " + operationTimeout);
@@ -157,6 +164,7 @@ public record ServerConfig(
     private Duration electionTimeoutMin;
     private Duration electionTimeoutMax;
     private Duration operationTimeout = Duration.ofSeconds(10);
+    private long logSegmentBytes = 32L << 20;
 
     private Builder() {}
 
@@ -251,6 +259,13 @@ public record ServerConfig(
       return this;
     }
 
+    /** Size at which a log segment is closed (default 32 MiB); the log is purged a segment at a time. */
+    public Builder logSegmentBytes(long bytes) {
+      once("logSegmentBytes");
+      this.logSegmentBytes = bytes;
+      return this;
+    }
+
     public ServerConfig build() {
       int requestCap = maxRequestBytes != null ? maxRequestBytes : Math.max(4 * 1024 * 1024, maxDataBytes + 1024 * 1024);
       Duration ttlEvery = ttlCheckInterval != null ? ttlCheckInterval : tick;
@@ -274,7 +289,8 @@ public record ServerConfig(
       Duration max = electionTimeoutMax != null ? electionTimeoutMax
           : single ? Duration.ofMillis(200) : DEFAULT_ELECTION_TIMEOUT_MAX;
       return new ServerConfig(bindHost, clientPort, peerPort, dataDir, tick, maxDataBytes, requestCap,
-          maxOutstandingRequests, snapshotEvery, ttlEvery, id, all, min, max, operationTimeout);
+          maxOutstandingRequests, snapshotEvery, ttlEvery, id, all, min, max, operationTimeout,
+          logSegmentBytes);
     }
   }
 }

@@ -56,8 +56,10 @@ public final class ServerCore implements ReplicatedState {
   private final Clock clock;
   private final Map<Long, SessionSink> attached = new ConcurrentHashMap<>();
   private final Set<String> ttlExpiriesInFlight = ConcurrentHashMap.newKeySet();
+  private final Set<Long> heardSinceLastForward = ConcurrentHashMap.newKeySet();
   private final RecentChanges recentChanges = new RecentChanges(RECENT_CHANGES_KEPT, 0);
   private DataTree tree = new DataTree();
+  private volatile int snapshotsLoaded; // written under the write lock
   private volatile Replicator replicator;
   private volatile String failure;
   private volatile java.util.function.Consumer<String> onFailure = why -> { };
@@ -146,6 +148,7 @@ public final class ServerCore implements ReplicatedState {
   public void restore(DataTree restored) {
     lock.writeLock().lock();
     try {
+      snapshotsLoaded++;
       this.tree = restored;
       recentChanges.resetTo(restored.lastZxid());
       for (SessionRecord s : restored.sessions()) {
@@ -344,9 +347,44 @@ public final class ServerCore implements ReplicatedState {
 
   // --------------------------------------------------------------- sessions
 
-  /** Records that a session's client was heard from. */
+  /** Records that a session's client was heard from (and, on a follower, tells the leader at the next tick). */
   public void touch(long sessionId) {
     tracker.touch(sessionId);
+    heardSinceLastForward.add(sessionId);
+  }
+
+  @Override
+  public void heardFrom(List<Long> sessionIds) {
+    sessionIds.forEach(tracker::touch);
+  }
+
+  @Override
+  public void leaderChanged(boolean thisMemberLeads) {
+    if (thisMemberLeads) {
+      tracker.refreshAll();
+    }
+  }
+
+  /**
+   * On a follower: sends the leader the sessions heard from here since the last
+   * batch (kept for the next batch if the leader cannot be reached).
+   */
+  void forwardHeartbeats() {
+    Replicator r = replicator;
+    if (r == null || heardSinceLastForward.isEmpty()) {
+      return;
+    }
+    List<Long> batch = new java.util.ArrayList<>(heardSinceLastForward);
+    batch.forEach(heardSinceLastForward::remove);
+    if (r.isLeader()) {
+      return; // heard here: the tracker here is the leader's
+    }
+    r.forwardHeartbeats(batch).whenComplete((ok, failure) -> {
+      if (failure != null) {
+        heardSinceLastForward.addAll(batch);
+        log.debug("Could not forward {} session heartbeats to the leader: {}", batch.size(), failure.toString());
+      }
+    });
   }
 
   /**
@@ -419,6 +457,11 @@ public final class ServerCore implements ReplicatedState {
         .build();
   }
 
+  /** True when the session's client is attached to this server now. */
+  public boolean isAttachedHere(long sessionId) {
+    return attached.containsKey(sessionId);
+  }
+
   /** The stream of a session broke or ended: drop its watches, keep the session. */
   public void detach(long sessionId, SessionSink sink) {
     lock.readLock().lock();
@@ -486,6 +529,21 @@ public final class ServerCore implements ReplicatedState {
   /** The node count, for logs and admin. */
   public int nodeCount() {
     return readLocked(tree::nodeCount);
+  }
+
+  /** How many snapshots replaced the tree: at start, and each one the leader installed here. */
+  public int snapshotsLoaded() {
+    return snapshotsLoaded;
+  }
+
+  /** The open sessions in the replicated state. */
+  public int sessionCount() {
+    return readLocked(() -> tree.sessions().size());
+  }
+
+  /** The digest of the whole tree: equal on members that applied the same changes. */
+  public long digest() {
+    return readLocked(tree::digest);
   }
 
   /** A refusal or an attachment. */

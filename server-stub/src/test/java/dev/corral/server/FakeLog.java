@@ -70,6 +70,17 @@ final class FakeLog implements Replicator {
   }
 
   @Override
+  public CompletableFuture<Void> forwardHeartbeats(java.util.Collection<Long> sessionIds) {
+    return CompletableFuture.completedFuture(null);
+  }
+
+  @Override
+  public dev.corral.server.replication.GroupView view() {
+    return new dev.corral.server.replication.GroupView("1", dev.corral.server.replication.GroupView.Role.LEADER, 1,
+        "1", java.util.List.of("1"));
+  }
+
+  @Override
   public void takeSnapshot() {}
 
   @Override

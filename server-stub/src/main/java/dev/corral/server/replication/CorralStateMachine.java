@@ -11,7 +11,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
+import dev.corral.proto.internal.MemberQuery;
+import java.util.function.Consumer;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -63,9 +67,13 @@ final class CorralStateMachine extends BaseStateMachine {
   private volatile long lastStateIndex = -1;
   private volatile long noBackgroundWriteBefore = System.nanoTime();
 
-  CorralStateMachine(ReplicatedState state, GroupCommitProposer proposer) {
+  private final Consumer<RaftPeerId> leaderListener;
+
+  /** {@code leaderListener} hears of every new leader this member learns of (null: none known). */
+  CorralStateMachine(ReplicatedState state, GroupCommitProposer proposer, Consumer<RaftPeerId> leaderListener) {
     this.state = state;
     this.proposer = proposer;
+    this.leaderListener = leaderListener;
   }
 
   @Override
@@ -115,15 +123,35 @@ final class CorralStateMachine extends BaseStateMachine {
     return CompletableFuture.completedFuture(Message.EMPTY);
   }
 
-  /** Answers a ReadIndex request once everything committed before it is applied here. */
+  /**
+   * The empty message is a ReadIndex sync, answered once everything committed
+   * before it is applied here; a {@link MemberQuery} carries a follower's
+   * session heartbeats to the leader.
+   */
   @Override
   public CompletableFuture<Message> query(Message request) {
-    return CompletableFuture.completedFuture(Message.EMPTY);
+    if (request.getContent().isEmpty()) {
+      return CompletableFuture.completedFuture(Message.EMPTY);
+    }
+    try {
+      MemberQuery query = MemberQuery.parseFrom(request.getContent().asReadOnlyByteBuffer());
+      if (query.hasHeartbeats()) {
+        state.heardFrom(query.getHeartbeats().getSessionIdsList());
+      }
+      return CompletableFuture.completedFuture(Message.EMPTY);
+    } catch (InvalidProtocolBufferException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   @Override
   public void notifyLeaderReady() {
     leaderReady.complete(null);
+  }
+
+  @Override
+  public void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
+    leaderListener.accept(newLeaderId);
   }
 
   /** Completes once this member first became a leader that has committed an entry of its term. */

@@ -257,7 +257,9 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
     if (cause instanceof ReplicationException replication) {
       return replication;
     }
-    return notReady("the log did not take the entry: " + cause, cause);
+    // Sent, then failed (a leader stepping down, retries used up): the entry may still commit.
+    return new ReplicationException(ErrorCode.OPERATION_TIMEOUT,
+        "the outcome is unknown: the write was sent to the log but not confirmed (" + cause + ")", cause);
   }
 
   static ReplicationException notReady(String message, Throwable cause) {

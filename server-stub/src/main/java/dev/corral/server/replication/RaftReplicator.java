@@ -15,6 +15,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import dev.corral.proto.internal.Heartbeats;
+import dev.corral.proto.internal.MemberQuery;
+import java.util.Collection;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -25,7 +30,9 @@ import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SnapshotManagementRequest;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,6 +52,8 @@ public final class RaftReplicator implements Replicator {
   private static final Logger LOG = LoggerFactory.getLogger(RaftReplicator.class);
   /** A snapshot taking longer fails; a clean shutdown then relies on replaying the log at the next start. */
   private static final long SNAPSHOT_TIMEOUT_MS = TimeUnit.SECONDS.toMillis(60);
+  private static final int FORWARD_ATTEMPTS = 10;
+  private static final long FORWARD_RETRY_SLEEP_MS = 100;
 
   private enum Lifecycle { NEW, STARTING, RUNNING, CLOSED }
 
@@ -55,22 +64,35 @@ public final class RaftReplicator implements Replicator {
   private final ClientId clientId = ClientId.randomId();
   private final AtomicLong callIds = new AtomicLong();
   private final GroupCommitProposer proposer;
+  private final ReplicatedState state;
   private final CorralStateMachine stateMachine;
   private final RaftServer server;
+  /** Forwards a follower's entries and heartbeats to the leader; null in a group of one. */
+  private final RaftClient forwarder;
   private volatile RaftServer.Division division;
 
   private RaftReplicator(ReplicationConfig config, ReplicatedState state) throws IOException {
     this.config = config;
     this.selfId = RaftPeerId.valueOf(config.self());
     this.group = RaftGroup.valueOf(groupId(config.groupName()), peers(config.members()));
+    this.state = state;
     this.proposer = new GroupCommitProposer(config, this::submit);
-    this.stateMachine = new CorralStateMachine(state, proposer);
+    this.stateMachine = new CorralStateMachine(state, proposer, this::leaderChanged);
+    RaftProperties properties = RatisProperties.of(config);
     this.server = RaftServer.newBuilder()
         .setServerId(selfId)
         .setGroup(group)
         .setStateMachine(stateMachine)
-        .setProperties(RatisProperties.of(config))
+        .setProperties(properties)
         .setOption(RaftStorage.StartupOption.RECOVER)
+        .build();
+    this.forwarder = config.members().size() == 1 ? null : RaftClient.newBuilder()
+        .setRaftGroup(group)
+        .setProperties(properties)
+        .setClientId(ClientId.randomId())
+        // a redirect to a leader elected meanwhile; with no leader at all a write fails before it is sent
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(FORWARD_ATTEMPTS,
+            TimeDuration.valueOf(FORWARD_RETRY_SLEEP_MS, TimeUnit.MILLISECONDS)))
         .build();
   }
 
@@ -179,6 +201,13 @@ public final class RaftReplicator implements Replicator {
       return;
     }
     proposer.close();
+    if (forwarder != null) {
+      try {
+        forwarder.close();
+      } catch (IOException e) {
+        LOG.warn("closing the forwarding client failed", e);
+      }
+    }
     try {
       server.close();
     } catch (IOException e) {
@@ -191,13 +220,95 @@ public final class RaftReplicator implements Replicator {
     }
   }
 
+  /**
+   * Puts an entry into the log: in process on the leader, through the embedded
+   * client on a follower. Fails with NOT_READY, before anything is sent, when
+   * this member knows no leader; any later failure leaves the outcome unknown
+   * (the entry may commit after all), which the proposer reports as such.
+   */
   private CompletableFuture<?> submit(LogEntry entry) {
     Message message = Message.valueOf(entry.toByteString().asReadOnlyByteBuffer());
-    return send(newRequest(RaftClientRequest.writeRequestType(), message));
+    RaftServer.Division d = division;
+    if (forwarder == null || d.getInfo().isLeader()) {
+      return send(newRequest(RaftClientRequest.writeRequestType(), message));
+    }
+    if (d.getInfo().getLeaderId() == null) {
+      return CompletableFuture.failedFuture(noLeader());
+    }
+    return forwarder.async().send(message).thenApply(RaftReplicator::successful);
   }
 
+  @Override
+  public CompletableFuture<Void> forwardHeartbeats(Collection<Long> sessionIds) {
+    if (forwarder == null || lifecycle.get() != Lifecycle.RUNNING || sessionIds.isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    if (division.getInfo().getLeaderId() == null) {
+      return CompletableFuture.failedFuture(noLeader());
+    }
+    MemberQuery query = MemberQuery.newBuilder()
+        .setHeartbeats(Heartbeats.newBuilder().addAllSessionIds(sessionIds)).build();
+    return forwarder.async()
+        .sendReadOnlyNonLinearizable(Message.valueOf(query.toByteString().asReadOnlyByteBuffer()))
+        .thenApply(reply -> {
+          successful(reply);
+          return null;
+        });
+  }
+
+  @Override
+  public GroupView view() {
+    RaftServer.Division d = division;
+    List<String> ids = config.members().stream().map(RaftMember::id).toList();
+    if (d == null || lifecycle.get() != Lifecycle.RUNNING) {
+      return new GroupView(config.self(), GroupView.Role.UNKNOWN, 0, "", ids);
+    }
+    RaftPeerId leader = d.getInfo().getLeaderId();
+    GroupView.Role role = switch (d.getInfo().getCurrentRole()) {
+      case LEADER -> GroupView.Role.LEADER;
+      case FOLLOWER -> GroupView.Role.FOLLOWER;
+      case CANDIDATE -> GroupView.Role.CANDIDATE;
+      default -> GroupView.Role.UNKNOWN;
+    };
+    return new GroupView(config.self(), role, d.getInfo().getCurrentTerm(),
+        leader == null ? "" : leader.toString(), ids);
+  }
+
+  /** Called by the state machine whenever this member learns of a new leader. */
+  private void leaderChanged(RaftPeerId leader) {
+    RaftServer.Division d = division;
+    long term = d == null ? -1 : d.getInfo().getCurrentTerm();
+    boolean self = selfId.equals(leader);
+    if (config.members().size() > 1) {
+      LOG.info("Member {} is now {} in term {} (leader: {})", config.self(), self ? "LEADER" : "FOLLOWER", term,
+          leader == null ? "none" : leader);
+    }
+    state.leaderChanged(self);
+  }
+
+  private static RaftClientReply successful(RaftClientReply reply) {
+    if (!reply.isSuccess()) {
+      throw new CompletionException(reply.getException());
+    }
+    return reply;
+  }
+
+  private ReplicationException noLeader() {
+    return GroupCommitProposer.notReady("member " + config.self()
+        + " knows no leader: an election is under way or a majority of the ensemble is unreachable", null);
+  }
+
+  /** A ReadIndex round (asked of the leader on a follower), then the local apply up to that index. */
   private CompletableFuture<Void> readIndex() {
-    return send(newRequest(RaftClientRequest.readRequestType(), Message.EMPTY)).thenApply(reply -> null);
+    return send(newRequest(RaftClientRequest.readRequestType(), Message.EMPTY)).handle((reply, failure) -> {
+      if (failure != null) {
+        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+            ? failure.getCause() : failure;
+        throw GroupCommitProposer.notReady("member " + config.self() + " could not sync with the leader: " + cause,
+            cause);
+      }
+      return null;
+    });
   }
 
   private RaftClientRequest newRequest(RaftClientRequest.Type type, Message message) {
@@ -211,17 +322,12 @@ public final class RaftReplicator implements Replicator {
         .build();
   }
 
-  /** Submits in process; fails with NOT_READY when Ratis refuses (not leader, closed, no quorum). */
+  /** Submits in process; fails with Ratis's exception when it refuses or gives up. */
   private CompletableFuture<RaftClientReply> send(RaftClientRequest request) {
     try {
-      return server.submitClientRequestAsync(request).thenApply(reply -> {
-        if (!reply.isSuccess()) {
-          throw GroupCommitProposer.notReady(String.valueOf(reply.getException()), reply.getException());
-        }
-        return reply;
-      });
+      return server.submitClientRequestAsync(request).thenApply(RaftReplicator::successful);
     } catch (IOException e) {
-      return CompletableFuture.failedFuture(GroupCommitProposer.notReady(e.toString(), e));
+      return CompletableFuture.failedFuture(e);
     }
   }
 

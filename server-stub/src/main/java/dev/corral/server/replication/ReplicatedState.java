@@ -5,6 +5,7 @@ import dev.corral.proto.internal.Txn;
 import dev.corral.server.tree.DataTree;
 import dev.corral.server.tree.TreeSnapshot;
 import dev.corral.server.tree.TxnResult;
+import java.util.List;
 
 /**
  * The state the Raft state machine drives: the data tree plus everything that
@@ -32,6 +33,15 @@ public interface ReplicatedState {
 
   /** The zxid of the last applied change (0 for an empty tree). */
   long lastZxid();
+
+  /**
+   * The group has a new leader as this member sees it: {@code thisMemberLeads}
+   * when it is this member. A new leader gives every session a fresh timeout.
+   */
+  void leaderChanged(boolean thisMemberLeads);
+
+  /** On the leader: a follower's clients of these sessions were heard from. */
+  void heardFrom(List<Long> sessionIds);
 
   /**
    * Applying the log failed: this replica's state can no longer follow it and

@@ -2,6 +2,7 @@ package dev.corral.server.replication;
 
 import dev.corral.proto.internal.Txn;
 import dev.corral.server.tree.TxnResult;
+import java.util.Collection;
 import java.util.concurrent.CompletableFuture;
 
 /** Puts txns into the replicated log. */
@@ -23,6 +24,15 @@ public interface Replicator extends AutoCloseable {
 
   /** True when this server is the Raft leader (a single server always is once started). */
   boolean isLeader();
+
+  /**
+   * Tells the leader's session tracker that these sessions' clients were heard
+   * from here (a follower's batch, sent every tick). Fails when no leader takes it.
+   */
+  CompletableFuture<Void> forwardHeartbeats(Collection<Long> sessionIds);
+
+  /** This member's role, term and leader as it sees them now. */
+  GroupView view();
 
   /** Takes a snapshot now (used on clean shutdown). */
   void takeSnapshot();

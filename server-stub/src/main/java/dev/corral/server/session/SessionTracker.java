@@ -35,6 +35,23 @@ public final class SessionTracker {
     sessions.put(sessionId, new Tracked(timeoutMs * 1_000_000L, nanoTicker.getAsLong()));
   }
 
+  /**
+   * Gives every session a full, fresh timeout and forgets closes in progress
+   * (a new leader does this: it cannot know when the old one last heard them).
+   */
+  public void refreshAll() {
+    long now = nanoTicker.getAsLong();
+    sessions.values().forEach(t -> {
+      t.lastHeardNanos = now;
+      t.closing = false;
+    });
+  }
+
+  /** The number of sessions tracked. */
+  public int size() {
+    return sessions.size();
+  }
+
   /** Records that the session's client was heard from now. */
   public void touch(long sessionId) {
     Tracked t = sessions.get(sessionId);

@@ -127,13 +127,23 @@ class GroupCommitProposerTest {
   }
 
   @Test
-  void anEntryTheLogRefusesFailsItsTxnsWithNotReady() throws Exception {
+  void anEntryRefusedBeforeItWasSentFailsItsTxnsWithNotReady() throws Exception {
     start(b -> b);
     CompletableFuture<TxnResult> future = proposer.propose(Txn.newBuilder());
 
-    nextSubmitted().reply().completeExceptionally(new IOException("not the leader"));
+    nextSubmitted().reply().completeExceptionally(GroupCommitProposer.notReady("no leader known", null));
 
     assertEquals(ErrorCode.NOT_READY, failureCode(future));
+  }
+
+  @Test
+  void anEntryLostAfterItWasSentFailsItsTxnsAsOutcomeUnknown() throws Exception {
+    start(b -> b);
+    CompletableFuture<TxnResult> future = proposer.propose(Txn.newBuilder());
+
+    nextSubmitted().reply().completeExceptionally(new IOException("leader stepped down"));
+
+    assertEquals(ErrorCode.OPERATION_TIMEOUT, failureCode(future));
   }
 
   @Test

@@ -58,6 +58,12 @@ final class RecordingState implements ReplicatedState {
   }
 
   @Override
+  public void leaderChanged(boolean thisMemberLeads) {}
+
+  @Override
+  public void heardFrom(java.util.List<Long> sessionIds) {}
+
+  @Override
   public void failed(Throwable cause) {
     failure = cause;
   }
