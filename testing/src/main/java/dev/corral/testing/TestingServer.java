@@ -2,15 +2,7 @@ package dev.corral.testing;
 
 import dev.corral.server.CorralServer;
 import dev.corral.server.ServerConfig;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.nio.file.FileVisitResult;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 
 /**
@@ -50,11 +42,11 @@ public final class TestingServer implements AutoCloseable {
    * data directory and the given session tick.
    */
   public TestingServer(int port, Duration tick) {
-    this(port, tick, newTempDir(), true);
+    this(port, tick, TestingResources.newTempDir(), true);
   }
 
   private TestingServer(int port, Duration tick, Path dataDir, boolean ownsDataDir) {
-    this.port = port == 0 ? freePort() : port;
+    this.port = port == 0 ? TestingResources.freePort() : port;
     this.tick = tick;
     this.dataDir = dataDir;
     this.ownsDataDir = ownsDataDir;
@@ -134,45 +126,7 @@ public final class TestingServer implements AutoCloseable {
     stop();
     closed = true;
     if (ownsDataDir) {
-      deleteRecursively(dataDir);
-    }
-  }
-
-  private static Path newTempDir() {
-    try {
-      return Files.createTempDirectory("corral-test-");
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not create a temporary data directory", e);
-    }
-  }
-
-  private static int freePort() {
-    try (ServerSocket socket = new ServerSocket()) {
-      socket.setReuseAddress(true);
-      socket.bind(new InetSocketAddress("127.0.0.1", 0));
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not find a free port", e);
-    }
-  }
-
-  private static void deleteRecursively(Path dir) {
-    try {
-      Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-        @Override
-        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-          Files.delete(file);
-          return FileVisitResult.CONTINUE;
-        }
-
-        @Override
-        public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-          Files.delete(d);
-          return FileVisitResult.CONTINUE;
-        }
-      });
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not delete " + dir, e);
+      TestingResources.deleteRecursively(dataDir);
     }
   }
 }
