@@ -81,12 +81,12 @@ class EnsembleTest {
 
   @Test
   void aSessionOnAFollowerStaysAliveThroughItsForwardedHeartbeats() throws Exception {
-    cluster = new TestingCluster(3, Duration.ofMillis(200));
-    CorralClient client = connect(cluster.getConnectString(aFollower()), Duration.ofSeconds(1));
+    cluster = new TestingCluster(3);
+    CorralClient client = connect(cluster.getConnectString(aFollower()), Duration.ofSeconds(3));
     client.create("/mine", new byte[0], CreateMode.EPHEMERAL);
     long session = client.sessionId();
-    // many session timeouts: only the follower hears this client, the leader expires sessions
-    Thread.sleep(5_000);
+    // over three session timeouts: only the follower hears this client, the leader expires sessions
+    Thread.sleep(10_000);
     assertEquals(session, client.sessionId());
     assertTrue(client.exists("/mine").isPresent());
     assertEquals(session, client.exists("/mine").orElseThrow().ephemeralOwner());

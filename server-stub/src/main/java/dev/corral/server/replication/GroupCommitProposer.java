@@ -39,9 +39,34 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   /** Puts one entry into the log; the future fails (with any exception) if Ratis did not take or commit it. */
   interface EntrySubmitter {
     CompletableFuture<?> submit(LogEntry entry);
+
+    /** False while an entry cannot be sent anywhere (no leader known): the drainer holds entries back. */
+    default boolean canSubmit() {
+      return true;
+    }
   }
 
-  private record Proposal(Txn txn, CompletableFuture<TxnResult> future) {
+  private static final long NO_LEADER_POLL_MS = 10;
+
+  private static final class Proposal {
+    final Txn txn;
+    final CompletableFuture<TxnResult> future;
+    /** Set once its entry was handed to the log: a failure after that leaves the outcome unknown. */
+    volatile boolean sent;
+
+    Proposal(Txn txn, CompletableFuture<TxnResult> future) {
+      this.txn = txn;
+      this.future = future;
+    }
+
+    Txn txn() {
+      return txn;
+    }
+
+    CompletableFuture<TxnResult> future() {
+      return future;
+    }
+
     long id() {
       return txn.getProposalId();
     }
@@ -162,6 +187,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
     try {
       while (true) {
         inFlight.acquire();
+        awaitSubmittable();
         List<Proposal> batch = nextBatch();
         if (batch == null) {
           return;
@@ -178,6 +204,22 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
       LOG.error("group commit drainer died; failing queued proposals", e);
       close();
       throw e;
+    }
+  }
+
+  /** Holds back while no leader is known; queued proposals time out with NOT_READY meanwhile. */
+  private void awaitSubmittable() throws InterruptedException {
+    while (!submitter.canSubmit() && !isClosed()) {
+      Thread.sleep(NO_LEADER_POLL_MS);
+    }
+  }
+
+  private boolean isClosed() {
+    lock.lock();
+    try {
+      return closed;
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -213,7 +255,10 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
 
   private void submit(List<Proposal> batch) {
     LogEntry.Builder entry = LogEntry.newBuilder().setTimeMs(nextTimeMs());
-    batch.forEach(p -> entry.addTxns(p.txn()));
+    batch.forEach(p -> {
+      p.sent = true;
+      entry.addTxns(p.txn());
+    });
     CompletableFuture<?> replied;
     try {
       replied = submitter.submit(entry.build());
@@ -237,8 +282,11 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
 
   private void scheduleTimeout(Proposal proposal) {
     try {
-      ScheduledFuture<?> expiry = timer.schedule(() -> fail(proposal, new ReplicationException(
-              ErrorCode.OPERATION_TIMEOUT, "not applied within " + timeout, null)),
+      ScheduledFuture<?> expiry = timer.schedule(() -> fail(proposal, proposal.sent
+              ? new ReplicationException(ErrorCode.OPERATION_TIMEOUT,
+                  "not applied within " + timeout + "; the outcome is unknown", null)
+              : notReady("not sent within " + timeout
+                  + ": no leader is known (an election is under way, or a majority of the ensemble is down)", null)),
           timeout.toNanos(), TimeUnit.NANOSECONDS);
       proposal.future().whenComplete((result, error) -> expiry.cancel(false));
     } catch (RejectedExecutionException e) {

@@ -29,6 +29,7 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SnapshotManagementRequest;
+import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -52,8 +53,8 @@ public final class RaftReplicator implements Replicator {
   private static final Logger LOG = LoggerFactory.getLogger(RaftReplicator.class);
   /** A snapshot taking longer fails; a clean shutdown then relies on replaying the log at the next start. */
   private static final long SNAPSHOT_TIMEOUT_MS = TimeUnit.SECONDS.toMillis(60);
-  private static final int FORWARD_ATTEMPTS = 10;
   private static final long FORWARD_RETRY_SLEEP_MS = 100;
+  private static final long LEADER_NOT_READY_RETRY_MS = 10;
 
   private enum Lifecycle { NEW, STARTING, RUNNING, CLOSED }
 
@@ -67,8 +68,13 @@ public final class RaftReplicator implements Replicator {
   private final ReplicatedState state;
   private final CorralStateMachine stateMachine;
   private final RaftServer server;
-  /** Forwards a follower's entries and heartbeats to the leader; null in a group of one. */
-  private final RaftClient forwarder;
+  /**
+   * Forwards a follower's entries (and heartbeats) to the leader; null in a
+   * group of one. Replaced after a failed entry: Ratis's ordered client closes
+   * its window once a request runs out of retries, failing every later one.
+   */
+  private final AtomicReference<RaftClient> forwarder;
+  private final RaftProperties properties;
   private volatile RaftServer.Division division;
 
   private RaftReplicator(ReplicationConfig config, ReplicatedState state) throws IOException {
@@ -76,7 +82,17 @@ public final class RaftReplicator implements Replicator {
     this.selfId = RaftPeerId.valueOf(config.self());
     this.group = RaftGroup.valueOf(groupId(config.groupName()), peers(config.members()));
     this.state = state;
-    this.proposer = new GroupCommitProposer(config, this::submit);
+    this.proposer = new GroupCommitProposer(config, new GroupCommitProposer.EntrySubmitter() {
+      @Override
+      public CompletableFuture<?> submit(LogEntry entry) {
+        return RaftReplicator.this.submit(entry);
+      }
+
+      @Override
+      public boolean canSubmit() {
+        return leaderKnown();
+      }
+    });
     this.stateMachine = new CorralStateMachine(state, proposer, this::leaderChanged);
     RaftProperties properties = RatisProperties.of(config);
     this.server = RaftServer.newBuilder()
@@ -86,14 +102,35 @@ public final class RaftReplicator implements Replicator {
         .setProperties(properties)
         .setOption(RaftStorage.StartupOption.RECOVER)
         .build();
-    this.forwarder = config.members().size() == 1 ? null : RaftClient.newBuilder()
+    this.properties = properties;
+    this.forwarder = config.members().size() == 1 ? null : new AtomicReference<>(newForwarder());
+  }
+
+  /** A client that follows the leader through elections for about one operation timeout. */
+  private RaftClient newForwarder() {
+    int attempts = (int) Math.max(1, config.operationTimeout().toMillis() / FORWARD_RETRY_SLEEP_MS);
+    return RaftClient.newBuilder()
         .setRaftGroup(group)
         .setProperties(properties)
         .setClientId(ClientId.randomId())
-        // a redirect to a leader elected meanwhile; with no leader at all a write fails before it is sent
-        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(FORWARD_ATTEMPTS,
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts,
             TimeDuration.valueOf(FORWARD_RETRY_SLEEP_MS, TimeUnit.MILLISECONDS)))
         .build();
+  }
+
+  /** Swaps a failed forwarding client for a fresh one (once, however many of its requests failed). */
+  private void replaceForwarder(RaftClient failed) {
+    if (lifecycle.get() == Lifecycle.RUNNING && forwarder.compareAndSet(failed, newForwarder())) {
+      closeQuietly(failed);
+    }
+  }
+
+  private static void closeQuietly(RaftClient client) {
+    try {
+      client.close();
+    } catch (IOException e) {
+      LOG.warn("closing a forwarding client failed", e);
+    }
   }
 
   /** A replicator for {@code state}, not yet started. */
@@ -202,11 +239,7 @@ public final class RaftReplicator implements Replicator {
     }
     proposer.close();
     if (forwarder != null) {
-      try {
-        forwarder.close();
-      } catch (IOException e) {
-        LOG.warn("closing the forwarding client failed", e);
-      }
+      closeQuietly(forwarder.get());
     }
     try {
       server.close();
@@ -222,20 +255,52 @@ public final class RaftReplicator implements Replicator {
 
   /**
    * Puts an entry into the log: in process on the leader, through the embedded
-   * client on a follower. Fails with NOT_READY, before anything is sent, when
-   * this member knows no leader; any later failure leaves the outcome unknown
-   * (the entry may commit after all), which the proposer reports as such.
+   * client on a follower (which follows redirects and elections). Any failure
+   * leaves the outcome unknown (the entry may commit after all), which the
+   * proposer reports as such.
    */
   private CompletableFuture<?> submit(LogEntry entry) {
     Message message = Message.valueOf(entry.toByteString().asReadOnlyByteBuffer());
+    return submit(message, System.nanoTime() + config.operationTimeout().toNanos());
+  }
+
+  private CompletableFuture<RaftClientReply> submit(Message message, long deadlineNanos) {
+    if (forwarder == null || division.getInfo().isLeader()) {
+      return send(newRequest(RaftClientRequest.writeRequestType(), message)).handle((reply, failure) -> {
+        // just elected and not ready: Ratis took nothing, so try again shortly (here or at the new leader)
+        if (isLeaderNotReady(failure) && System.nanoTime() - deadlineNanos < 0) {
+          return CompletableFuture.supplyAsync(() -> submit(message, deadlineNanos),
+              CompletableFuture.delayedExecutor(LEADER_NOT_READY_RETRY_MS, TimeUnit.MILLISECONDS))
+              .thenCompose(f -> f);
+        }
+        return failure == null ? CompletableFuture.completedFuture(reply)
+            : CompletableFuture.<RaftClientReply>failedFuture(failure);
+      }).thenCompose(f -> f);
+    }
+    RaftClient client = forwarder.get();
+    return client.async().send(message).whenComplete((reply, failure) -> {
+      if (failure != null || !reply.isSuccess()) {
+        replaceForwarder(client);
+      }
+    }).thenApply(RaftReplicator::successful);
+  }
+
+  private static boolean isLeaderNotReady(Throwable failure) {
+    Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    return cause instanceof LeaderNotReadyException;
+  }
+
+
+  /**
+   * True when this member leads and is ready (it committed an entry of its
+   * term), or knows a leader to forward to; always once a group of one started.
+   */
+  private boolean leaderKnown() {
     RaftServer.Division d = division;
-    if (forwarder == null || d.getInfo().isLeader()) {
-      return send(newRequest(RaftClientRequest.writeRequestType(), message));
+    if (forwarder == null) {
+      return true;
     }
-    if (d.getInfo().getLeaderId() == null) {
-      return CompletableFuture.failedFuture(noLeader());
-    }
-    return forwarder.async().send(message).thenApply(RaftReplicator::successful);
+    return d != null && (d.getInfo().isLeader() ? d.getInfo().isLeaderReady() : d.getInfo().getLeaderId() != null);
   }
 
   @Override
@@ -248,8 +313,9 @@ public final class RaftReplicator implements Replicator {
     }
     MemberQuery query = MemberQuery.newBuilder()
         .setHeartbeats(Heartbeats.newBuilder().addAllSessionIds(sessionIds)).build();
-    return forwarder.async()
-        .sendReadOnlyNonLinearizable(Message.valueOf(query.toByteString().asReadOnlyByteBuffer()))
+    // unordered: a heartbeat that fails must not close the ordered window the writes use
+    return forwarder.get().async()
+        .sendReadOnlyUnordered(Message.valueOf(query.toByteString().asReadOnlyByteBuffer()))
         .thenApply(reply -> {
           successful(reply);
           return null;

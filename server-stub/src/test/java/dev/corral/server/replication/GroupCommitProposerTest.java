@@ -43,14 +43,24 @@ class GroupCommitProposerTest {
     }
   }
 
+  private final java.util.concurrent.atomic.AtomicBoolean leaderKnown = new java.util.concurrent.atomic.AtomicBoolean(true);
+
   private GroupCommitProposer start(Function<ReplicationConfig.Builder, ReplicationConfig.Builder> settings) {
     ReplicationConfig config = settings.apply(ReplicationConfig.builder()
         .dataDir(Path.of("unused"))
         .singleMember(new RaftMember("s1", "127.0.0.1", 0))).build();
-    proposer = new GroupCommitProposer(config, entry -> {
-      CompletableFuture<Void> reply = new CompletableFuture<>();
-      log.add(new Submitted(entry, reply));
-      return reply;
+    proposer = new GroupCommitProposer(config, new GroupCommitProposer.EntrySubmitter() {
+      @Override
+      public CompletableFuture<?> submit(LogEntry entry) {
+        CompletableFuture<Void> reply = new CompletableFuture<>();
+        log.add(new Submitted(entry, reply));
+        return reply;
+      }
+
+      @Override
+      public boolean canSubmit() {
+        return leaderKnown.get();
+      }
     });
     proposer.start();
     return proposer;
@@ -124,6 +134,37 @@ class GroupCommitProposerTest {
     CompletableFuture<TxnResult> future = proposer.propose(Txn.newBuilder());
 
     assertEquals(ErrorCode.OPERATION_TIMEOUT, failureCode(future));
+  }
+
+  @Test
+  void withNoLeaderKnownTxnsAreHeldBackAndFailWithNotReadyWithoutEverBeingSent() throws Exception {
+    leaderKnown.set(false);
+    start(b -> b.operationTimeout(Duration.ofMillis(100)));
+
+    CompletableFuture<TxnResult> future = proposer.propose(Txn.newBuilder());
+
+    assertEquals(ErrorCode.NOT_READY, failureCode(future));
+    leaderKnown.set(true);
+    CompletableFuture<TxnResult> later = proposer.propose(Txn.newBuilder().setSessionId(9));
+    Submitted next = nextSubmitted();
+    assertEquals(List.of(9L), next.entry().getTxnsList().stream().map(Txn::getSessionId).toList(),
+        "the timed-out txn never reaches the log");
+    applyAndReply(next);
+    later.get(WAIT_SECONDS, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aTxnHeldBackGoesOutOnceALeaderIsKnown() throws Exception {
+    leaderKnown.set(false);
+    start(b -> b);
+
+    CompletableFuture<TxnResult> future = proposer.propose(Txn.newBuilder());
+    Thread.sleep(100);
+    assertTrue(log.isEmpty());
+    leaderKnown.set(true);
+
+    applyAndReply(nextSubmitted());
+    future.get(WAIT_SECONDS, TimeUnit.SECONDS);
   }
 
   @Test
