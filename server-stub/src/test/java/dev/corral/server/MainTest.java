@@ -76,4 +76,48 @@ class MainTest {
     assertThrows(IllegalArgumentException.class,
         () -> ServerConfig.builder().maxDataBytes(1000).maxRequestBytes(1000).build());
   }
+
+  private ServerConfig ensembleConfig(String lines) throws Exception {
+    Path file = dir.resolve("corral-2.conf");
+    Files.writeString(file, lines);
+    return Main.configFrom(new String[] {"--config", file.toString()});
+  }
+
+  @Test
+  void anEnsembleMemberTakesItsPortsFromItsOwnEntry() throws Exception {
+    ServerConfig config = ensembleConfig(String.join("\n",
+        "id=2",
+        "server.1=127.0.0.1:7181:7281",
+        "server.2=127.0.0.1:7182:7282",
+        "server.3=127.0.0.1:7183:7283",
+        "data-dir=/srv/corral/2",
+        "election-timeout-min=400ms",
+        "election-timeout-max=800ms"));
+    assertEquals("2", config.memberId());
+    assertEquals(7182, config.port());
+    assertEquals(7282, config.raftPort());
+    assertEquals(3, config.members().size());
+    assertTrue(config.isEnsemble());
+    assertEquals("127.0.0.1:7181,127.0.0.1:7182,127.0.0.1:7183", config.ensembleConnectString());
+    assertEquals(Duration.ofMillis(400), config.electionTimeoutMin());
+    assertEquals(Duration.ofMillis(800), config.electionTimeoutMax());
+  }
+
+  @Test
+  void aBrokenEnsembleConfigFailsWithAMessageNamingTheProblem() {
+    assertMessage("not one of the servers", "id=4", "server.1=127.0.0.1:7181:7281", "server.2=127.0.0.1:7182:7282");
+    assertMessage("id=", "server.1=127.0.0.1:7181:7281", "server.2=127.0.0.1:7182:7282");
+    assertMessage("host:clientPort:peerPort", "id=1", "server.1=127.0.0.1:7181");
+    assertMessage("not a number", "id=1", "server.1=127.0.0.1:x:7281");
+    assertMessage("reuses a port", "id=1", "server.1=127.0.0.1:7181:7281", "server.2=127.0.0.1:7181:7282");
+    assertMessage("both clients and peers", "id=1", "server.1=127.0.0.1:7181:7181");
+    assertMessage("both", "id=1", "server.1=127.0.0.1:7181:7281", "election-timeout-min=1s");
+    assertMessage("max >= min", "id=1", "server.1=127.0.0.1:7181:7281", "election-timeout-min=2s",
+        "election-timeout-max=1s");
+  }
+
+  private void assertMessage(String expected, String... lines) {
+    Exception e = assertThrows(IllegalArgumentException.class, () -> ensembleConfig(String.join("\n", lines)));
+    assertTrue(e.getMessage().contains(expected), "'" + e.getMessage() + "' should mention '" + expected + "'");
+  }
 }
