@@ -12,7 +12,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import dev.corral.proto.internal.MemberQuery;
+import java.time.Clock;
 import java.util.function.Consumer;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -50,6 +53,8 @@ final class CorralStateMachine extends BaseStateMachine {
 
   private final ReplicatedState state;
   private final GroupCommitProposer proposer;
+  private final Consumer<RaftPeerId> leaderListener;
+  private final EntryClock entryClock;
   private final SnapshotStorage storage = new SnapshotStorage();
   private final ExecutorService snapshotWriter = Executors.newSingleThreadExecutor(runnable -> {
     Thread thread = new Thread(runnable, "corral-snapshot-writer");
@@ -67,13 +72,28 @@ final class CorralStateMachine extends BaseStateMachine {
   private volatile long lastStateIndex = -1;
   private volatile long noBackgroundWriteBefore = System.nanoTime();
 
-  private final Consumer<RaftPeerId> leaderListener;
-
   /** {@code leaderListener} hears of every new leader this member learns of (null: none known). */
-  CorralStateMachine(ReplicatedState state, GroupCommitProposer proposer, Consumer<RaftPeerId> leaderListener) {
+  CorralStateMachine(ReplicatedState state, GroupCommitProposer proposer, Consumer<RaftPeerId> leaderListener,
+      Clock clock) {
     this.state = state;
     this.proposer = proposer;
     this.leaderListener = leaderListener;
+    this.entryClock = new EntryClock(clock);
+  }
+
+  /**
+   * On the leader, as it takes an entry (its own or a follower's): writes the
+   * leader's time into it, so that every member applies the same time.
+   */
+  @Override
+  public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
+    LogEntry entry = LogEntry.parseFrom(request.getMessage().getContent().asReadOnlyByteBuffer());
+    LogEntry stamped = entry.toBuilder().setTimeMs(entryClock.stamp()).build();
+    return TransactionContext.newBuilder()
+        .setStateMachine(this)
+        .setClientRequest(request)
+        .setLogData(UnsafeByteOperations.unsafeWrap(stamped.toByteString().asReadOnlyByteBuffer()))
+        .build();
   }
 
   @Override
@@ -111,7 +131,7 @@ final class CorralStateMachine extends BaseStateMachine {
     LogEntryProto logEntry = trx.getLogEntry();
     try {
       LogEntry entry = parse(logEntry);
-      proposer.applying(entry);
+      entryClock.applied(entry.getTimeMs());
       state.apply(logEntry.getIndex(), entry, proposer); // completes our proposers' futures, txn by txn
       lastStateIndex = logEntry.getIndex();
     } catch (RuntimeException | Error e) {

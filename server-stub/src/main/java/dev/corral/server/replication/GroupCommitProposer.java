@@ -5,7 +5,6 @@ import dev.corral.proto.internal.Txn;
 import dev.corral.proto.v1.ErrorCode;
 import dev.corral.server.tree.TxnResult;
 import java.security.SecureRandom;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -74,7 +73,6 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
 
   private final long origin = newOrigin();
   private final EntrySubmitter submitter;
-  private final Clock clock;
   private final int maxTxnsPerEntry;
   private final int maxEntryBytes;
   private final Duration timeout;
@@ -89,12 +87,9 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   private long lastProposalId; // guarded by lock
   private boolean closed; // guarded by lock
 
-  private volatile long appliedTimeMs; // written by the apply thread
-  private long lastTimeMs; // drainer thread only
 
   GroupCommitProposer(ReplicationConfig config, EntrySubmitter submitter) {
     this.submitter = submitter;
-    this.clock = config.clock();
     this.maxTxnsPerEntry = config.maxTxnsPerEntry();
     this.maxEntryBytes = config.maxEntryBytes();
     this.timeout = config.operationTimeout();
@@ -145,11 +140,6 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
         proposal.future().complete(result);
       }
     }
-  }
-
-  /** Tells the proposer the time of an entry being applied: later entries are stamped no earlier. */
-  void applying(LogEntry entry) {
-    appliedTimeMs = Math.max(appliedTimeMs, entry.getTimeMs());
   }
 
   /** Stops taking proposals and fails every one not yet applied with NOT_READY. */
@@ -254,7 +244,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   }
 
   private void submit(List<Proposal> batch) {
-    LogEntry.Builder entry = LogEntry.newBuilder().setTimeMs(nextTimeMs());
+    LogEntry.Builder entry = LogEntry.newBuilder(); // the leader stamps its time as it takes the entry
     batch.forEach(p -> {
       p.sent = true;
       entry.addTxns(p.txn());
@@ -272,12 +262,6 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
         batch.forEach(p -> fail(p, failure));
       }
     });
-  }
-
-  /** Entry timestamps never go backwards, neither here nor behind entries already applied. */
-  private long nextTimeMs() {
-    lastTimeMs = Math.max(Math.max(lastTimeMs, appliedTimeMs), clock.millis());
-    return lastTimeMs;
   }
 
   private void scheduleTimeout(Proposal proposal) {

@@ -93,7 +93,7 @@ public final class RaftReplicator implements Replicator {
         return leaderKnown();
       }
     });
-    this.stateMachine = new CorralStateMachine(state, proposer, this::leaderChanged);
+    this.stateMachine = new CorralStateMachine(state, proposer, this::leaderChanged, config.clock());
     RaftProperties properties = RatisProperties.of(config);
     this.server = RaftServer.newBuilder()
         .setServerId(selfId)

@@ -25,9 +25,12 @@ final class RatisProperties {
     RaftServerConfigKeys.Rpc.setTimeoutMax(p, time(config.electionTimeoutMax()));
     RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(p, time(config.electionTimeoutMin()));
     RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(p, time(config.electionTimeoutMax()));
-    // A leader cut off from a majority steps down after one election timeout (Ratis's default is 10 s),
-    // so that its members fail writes fast with "no leader" instead of queueing them.
-    RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(p, time(config.electionTimeoutMax()));
+    // A leader cut off from a majority steps down after two election timeouts (Ratis's default is 10 s),
+    // so that its clients' writes wait for a leader instead of queueing at one that cannot commit.
+    // Not in a group of one: there a pause of the JVM longer than the wait made the only member step down.
+    if (config.members().size() > 1) {
+      RaftServerConfigKeys.LeaderElection.setLeaderStepDownWaitTime(p, time(config.electionTimeoutMax().multipliedBy(2)));
+    }
 
     // Durability: an entry counts towards commit only after FileChannel.force (the defaults,
     // stated so that no one flips them): no unsafe flush, no flush completed asynchronously.

@@ -74,7 +74,6 @@ class GroupCommitProposerTest {
 
   /** Applies every txn of the entry as the state would, then answers the submission. */
   private void applyAndReply(Submitted s) {
-    proposer.applying(s.entry());
     for (Txn txn : s.entry().getTxnsList()) {
       proposer.applied(txn, new TxnResult(Response.newBuilder().setXid(txn.getProposalId()).build(), List.of()));
     }
@@ -115,16 +114,6 @@ class GroupCommitProposerTest {
     assertFalse(mine.isDone());
     applyAndReply(s);
     mine.get(WAIT_SECONDS, TimeUnit.SECONDS);
-  }
-
-  @Test
-  void entriesAreStampedNoEarlierThanAnyEntryAlreadyApplied() throws Exception {
-    start(b -> b.clock(new BackwardsClock(5_000, 1)));
-    proposer.applying(LogEntry.newBuilder().setTimeMs(9_000).build()); // e.g. from an earlier leader
-
-    proposer.propose(Txn.newBuilder());
-
-    assertEquals(9_000, nextSubmitted().entry().getTimeMs());
   }
 
   @Test
