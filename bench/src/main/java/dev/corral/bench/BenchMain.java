@@ -28,15 +28,22 @@ import java.util.stream.Stream;
  *
  * <pre>
  *   BenchMain [corral|zookeeper|etcd|all ...] [--quick] [--out DIR] [--work DIR] [--corral-jar JAR]
- *             [--only W1,W2,W3,W4,W5,MEM] [--command TEXT]
+ *             [--only W1,W2,W3,W4,W5,W6,MEM] [--corral-election-timeout MIN-MAX] [--keep-work] [--command TEXT]
  * </pre>
+ *
+ * The work directory (servers' data and logs) is deleted after a run without
+ * failures unless {@code --keep-work} is given.
+ *
+ * {@code --corral-election-timeout 500ms-1000ms} sets the election timeouts of
+ * W6's Corral members (the server's default otherwise), so that runs with
+ * different settings can be compared.
  */
 public final class BenchMain {
   private BenchMain() {}
 
   /** Parsed arguments. */
   record Options(List<String> systems, Params params, Path out, Path work, Path corralJar, Set<String> only,
-      String command) {}
+      String command, CorralSystem.ElectionTimeout corralElectionTimeout, boolean keepWork) {}
 
   static Options parse(String[] args) {
     Set<String> systems = new LinkedHashSet<>();
@@ -44,7 +51,9 @@ public final class BenchMain {
     Path out = Path.of("bench", "results");
     Path work = null;
     Path jar = null;
-    Set<String> only = new LinkedHashSet<>(List.of("W1", "W2", "W3", "W4", "W5", "MEM"));
+    Set<String> only = new LinkedHashSet<>(List.of("W1", "W2", "W3", "W4", "W5", "W6", "MEM"));
+    CorralSystem.ElectionTimeout electionTimeout = null;
+    boolean keepWork = false;
     String command = "bin/corral-bench " + String.join(" ", args);
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
@@ -53,10 +62,12 @@ public final class BenchMain {
         case "all" -> systems.addAll(List.of("corral", "zookeeper", "etcd"));
         case "--quick" -> params = Params.quick();
         case "--tiny" -> params = Params.tiny();
+        case "--keep-work" -> keepWork = true;
         case "--out" -> out = Path.of(value(args, ++i, a));
         case "--work" -> work = Path.of(value(args, ++i, a));
         case "--corral-jar" -> jar = Path.of(value(args, ++i, a));
         case "--command" -> command = value(args, ++i, a);
+        case "--corral-election-timeout" -> electionTimeout = CorralSystem.ElectionTimeout.parse(value(args, ++i, a));
         case "--only" -> {
           only.clear();
           for (String w : value(args, ++i, a).split(",")) {
@@ -69,7 +80,8 @@ public final class BenchMain {
     if (systems.isEmpty()) {
       systems.addAll(List.of("corral", "zookeeper", "etcd"));
     }
-    return new Options(new ArrayList<>(systems), params, out, work, jar, only, command);
+    return new Options(new ArrayList<>(systems), params, out, work, jar, only, command, electionTimeout,
+        keepWork);
   }
 
   private static String value(String[] args, int i, String flag) {
@@ -82,13 +94,17 @@ public final class BenchMain {
   public static void main(String[] args) throws Exception {
     System.setProperty("org.slf4j.simpleLogger.defaultLogLevel",
         System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"));
+    // the ZooKeeper client logs each lost connection with a stack trace at WARN: W6 makes many
+    System.setProperty("org.slf4j.simpleLogger.log.org.apache.zookeeper.ClientCnxn",
+        System.getProperty("org.slf4j.simpleLogger.log.org.apache.zookeeper.ClientCnxn", "error"));
     System.setProperty("java.awt.headless", "true");
     Options options;
     try {
       options = parse(args);
     } catch (IllegalArgumentException e) {
       System.err.println("corral-bench: " + e.getMessage());
-      System.err.println("usage: corral-bench [corral|zookeeper|etcd|all] [--quick] [--out DIR] [--only W1,W2,...]");
+      System.err.println("usage: corral-bench [corral|zookeeper|etcd|all] [--quick] [--out DIR] [--only W1,W2,...]"
+          + " [--corral-election-timeout 500ms-1000ms] [--keep-work]");
       System.exit(2);
       return;
     }
@@ -118,7 +134,7 @@ public final class BenchMain {
     for (String name : o.systems()) {
       BenchSystem system;
       switch (name) {
-        case "corral" -> system = new CorralSystem(o.corralJar());
+        case "corral" -> system = new CorralSystem(o.corralJar(), o.corralElectionTimeout());
         case "zookeeper" -> system = new ZooKeeperSystem();
         case "etcd" -> {
           Optional<EtcdSystem> etcd = EtcdSystem.find();
@@ -135,17 +151,18 @@ public final class BenchMain {
       }
       ran.add(name);
       described.add(name + ": " + system.describe());
+      if (o.only().contains("W6")) {
+        described.add(name + " (W6): " + system.describeEnsemble());
+      }
       failures += runSystem(system, o, work.resolve(name), table, log);
     }
-    for (String s : ran) {
-      table.putText("W6 3-server ensemble", "setData 8 clients; kill -9 leader -> first write", Table.Better.NONE, s,
-          "not yet: needs the ensemble issue");
-    }
     Outcome outcome = write(o, table, ran, started, machine, described, log);
-    if (failures == 0) {
+    if (failures == 0 && !o.keepWork()) {
       deleteTree(work);
-    } else {
+    } else if (failures > 0) {
       log.println("bench: kept the work directory with server and contender logs: " + work);
+    } else {
+      log.println("bench: kept the work directory (--keep-work): " + work);
     }
     return new Outcome(table, outcome.markdown(), failures);
   }
@@ -161,6 +178,20 @@ public final class BenchMain {
         fail(system, "MEM", e, table, log);
       }
     }
+    failures += mainWorkloads(system, o, dir, table, log);
+    if (o.only().contains("W6")) {
+      try {
+        new EnsembleWorkload(system, o.params(), table, dir.resolve("w6"), log).run();
+      } catch (Throwable e) {
+        failures++;
+        fail(system, "W6", e, table, log);
+      }
+    }
+    return failures;
+  }
+
+  private static int mainWorkloads(BenchSystem system, Options o, Path dir, Table table, PrintStream log) {
+    int failures = 0;
     List<String> main = List.of("W1", "W2", "W3", "W5", "W4");
     if (main.stream().noneMatch(o.only()::contains)) {
       return failures;
@@ -230,9 +261,14 @@ public final class BenchMain {
     md.append("Command: `").append(o.command()).append("`  \n");
     md.append("Workloads and targets: issue 6. Every system ran as its own server process on 127.0.0.1, one at a ")
         .append("time, fsync before ack; every client in the harness JVM (W4's contenders in JVMs of their own). ")
+        .append(o.only().contains("W6") ? "W6 ran a 3-server ensemble of each system, its members processes on "
+            + "127.0.0.1 too. " : "")
         .append("Only ratios of the same run count: runs differ by up to 2x on this machine.\n\n");
     md.append("## Machine\n\n");
     machine.forEach(m -> md.append("- ").append(m).append('\n'));
+    String loadAtEnd = loadAverage();
+    md.append("- load average (1, 5, 15 min) at the end: ").append(loadAtEnd).append('\n');
+    log.println("bench: load average (1, 5, 15 min) at the end: " + loadAtEnd);
     md.append("\n## Systems\n\n");
     described.forEach(d -> md.append("- ").append(d).append('\n'));
     md.append("\n## Sizes\n\n- ").append(o.params()).append('\n');
@@ -242,7 +278,14 @@ public final class BenchMain {
         .append("holders + lost updates. W5: a second session re-arms a data watch, then the first sets the data. ")
         .append("MEM: a fresh server; 100 bytes per node in 100 parents; RSS read from /proc/PID/status after a 2 s ")
         .append("pause and, for the JVM servers, a full GC (`jcmd PID GC.run`); the raw RSS before that GC is ")
-        .append("given too.\n");
+        .append("given too. W6: 8 sessions with every member in their connect string, each setting 1 KiB on a ")
+        .append("node of its own in a loop, one request at a time, from a warm-up to the end; throughput of a ")
+        .append("measured window, during which every member is asked for its role every 250 ms (each leader ")
+        .append("change counts as spurious: nothing is injected); then trials of `kill -9` of the leader, timed ")
+        .append("from the kill to the end of the first successful write issued after the process was gone (any ")
+        .append("client), and to the time by which each of the 8 clients has completed such a write; a failed ")
+        .append("write is retried after 5 ms, on top of each client's default retry policy; the killed member is ")
+        .append("started again on its data and has rejoined before the next trial.\n");
     md.append("\n## Results\n\n");
     md.append("↑ higher is better, ↓ lower is better; ratios are Corral / reference, ✗ where Corral is worse.\n\n");
     md.append(tableText);
@@ -283,7 +326,19 @@ public final class BenchMain {
         + System.getProperty("os.arch"));
     facts.add("JVM: " + System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
     facts.add(fsyncProbe(work));
+    facts.add("load average (1, 5, 15 min) at the start: " + loadAverage()
+        + " (other work on the machine competes with the servers)");
     return facts;
+  }
+
+  /** The first three fields of /proc/loadavg, or "?". */
+  static String loadAverage() {
+    try {
+      String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
+      return parts.length >= 3 ? parts[0] + " " + parts[1] + " " + parts[2] : "?";
+    } catch (IOException | RuntimeException e) {
+      return "?";
+    }
   }
 
   private static String cpuModel() {

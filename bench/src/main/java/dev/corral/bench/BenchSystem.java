@@ -15,8 +15,17 @@ public interface BenchSystem {
   /** Starts a fresh server process with its data under {@code dir}; returns once it serves. */
   ServerHandle start(Path dir) throws Exception;
 
-  /** A new session (client) with the server. */
-  Client connect(ServerHandle server, Duration sessionTimeout) throws Exception;
+  /** A new session (client) with the server(s) of {@code connectString} (a server's, or an ensemble's). */
+  Client connect(String connectString, Duration sessionTimeout) throws Exception;
+
+  /**
+   * Starts a fresh 3-server ensemble (W6), each member its own process with its
+   * data under {@code dir}; returns once the members agree on a leader.
+   */
+  Ensemble startEnsemble(Path dir) throws Exception;
+
+  /** How the ensemble's members are started (for the report). */
+  String describeEnsemble();
 
   /** Whether the server is a JVM (so that {@code jcmd PID GC.run} settles its heap before an RSS reading). */
   boolean jvm();

@@ -115,7 +115,7 @@ public final class Contender {
         };
       }
       case "etcd" -> {
-        Client client = Client.builder().endpoints(connect).build();
+        Client client = Client.builder().endpoints(connect.split(",")).build();
         EtcdSystem.Session lease = new EtcdSystem.Session(client, Math.max(2, (timeoutMs + 999) / 1000));
         session = () -> {
           lease.close();

@@ -12,21 +12,32 @@ import io.etcd.jetcd.support.CloseableClient;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.grpc.stub.StreamObserver;
 import java.io.File;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * etcd 3.4 from Debian's etcd-server package, one member on loopback with its
  * defaults (fsync of the WAL before ack); jetcd as client, etcd's Lock and
- * Election services for the recipes, a lease per session.
+ * Election services for the recipes, a lease per session. W6's ensemble: three
+ * members from one {@code --initial-cluster}, defaults otherwise.
  */
 public final class EtcdSystem implements BenchSystem {
   private final Path binary;
@@ -100,8 +111,88 @@ public final class EtcdSystem implements BenchSystem {
   }
 
   @Override
-  public BenchSystem.Client connect(ServerHandle server, Duration sessionTimeout) throws Exception {
-    io.etcd.jetcd.Client client = io.etcd.jetcd.Client.builder().endpoints(server.connectString()).build();
+  public String describeEnsemble() {
+    return "3 x " + binary + " (--initial-cluster of the three, defaults: heartbeat 100 ms, election timeout"
+        + " 1000 ms; --log-level warn); jetcd with the three endpoints";
+  }
+
+  @Override
+  public Ensemble startEnsemble(Path dir) throws Exception {
+    int size = 3;
+    List<Integer> ports = Ports.free(2 * size); // client, peer
+    List<String> cluster = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      cluster.add("m" + (i + 1) + "=http://127.0.0.1:" + ports.get(size + i));
+    }
+    List<Ensemble.MemberSpec> specs = new ArrayList<>();
+    List<String> clients = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      String name = "m" + (i + 1);
+      Path memberDir = Files.createDirectories(dir.resolve("member-" + (i + 1)));
+      String client = "http://127.0.0.1:" + ports.get(i);
+      String peer = "http://127.0.0.1:" + ports.get(size + i);
+      clients.add(client);
+      // a restart on existing data ignores the --initial-* flags
+      List<String> command = List.of(binary.toString(), "--name", name,
+          "--data-dir", memberDir.resolve("data").toString(),
+          "--listen-client-urls", client, "--advertise-client-urls", client,
+          "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
+          "--initial-cluster", String.join(",", cluster), "--initial-cluster-state", "new",
+          "--initial-cluster-token", "corral-bench-w6", "--log-level", "warn");
+      specs.add(new Ensemble.MemberSpec("member " + (i + 1), command, ports.get(i), memberDir.resolve("server.log")));
+    }
+    return Ensemble.start(name(), specs, String.join(",", clients), new StatusProbe(clients),
+        EnsembleWorkload.START_CAP_MS);
+  }
+
+  /** Each member's {@code /v3/maintenance/status} through etcd's JSON gateway. */
+  private static final class StatusProbe implements Ensemble.Probe {
+    private static final Pattern FIELD =
+        Pattern.compile("\"(member_id|leader|raftTerm|raftAppliedIndex)\":\"(\\d+)\"");
+    private final List<String> endpoints;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+
+    StatusProbe(List<String> endpoints) {
+      this.endpoints = endpoints;
+    }
+
+    @Override
+    public Optional<Ensemble.MemberView> view(int index) {
+      String body;
+      try {
+        HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(endpoints.get(index)
+            + "/v3/maintenance/status")).timeout(Duration.ofSeconds(1))
+            .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+          return Optional.empty();
+        }
+        body = response.body();
+      } catch (IOException e) {
+        return Optional.empty();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return Optional.empty();
+      }
+      Map<String, String> fields = new HashMap<>();
+      Matcher m = FIELD.matcher(body);
+      while (m.find()) {
+        fields.putIfAbsent(m.group(1), m.group(2));
+      }
+      String self = fields.getOrDefault("member_id", "");
+      String leader = fields.getOrDefault("leader", "0");
+      Ensemble.Role role = leader.equals("0") ? Ensemble.Role.ELECTING
+          : leader.equals(self) ? Ensemble.Role.LEADER : Ensemble.Role.FOLLOWER;
+      return Optional.of(new Ensemble.MemberView(self, role, Long.parseLong(fields.getOrDefault("raftTerm", "0")),
+          leader.equals("0") ? "" : leader, Long.parseLong(fields.getOrDefault("raftAppliedIndex", "0"))));
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  @Override
+  public BenchSystem.Client connect(String connectString, Duration sessionTimeout) throws Exception {
+    io.etcd.jetcd.Client client = io.etcd.jetcd.Client.builder().endpoints(connectString.split(",")).build();
     EtcdClient bench = new EtcdClient(client, Math.max(2, (sessionTimeout.toMillis() + 999) / 1000));
     try {
       client.getKVClient().get(key("/")).get(30, TimeUnit.SECONDS);

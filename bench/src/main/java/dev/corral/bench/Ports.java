@@ -25,6 +25,29 @@ public final class Ports {
     }
   }
 
+  /** {@code count} distinct ports that were free a moment ago on 127.0.0.1 (each held until all are found). */
+  public static List<Integer> free(int count) {
+    List<ServerSocket> sockets = new java.util.ArrayList<>();
+    try {
+      for (int i = 0; i < count; i++) {
+        ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        socket.setReuseAddress(true);
+        sockets.add(socket);
+      }
+      return sockets.stream().map(ServerSocket::getLocalPort).toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      for (ServerSocket socket : sockets) {
+        try {
+          socket.close();
+        } catch (IOException ignored) {
+          // only probed
+        }
+      }
+    }
+  }
+
   /** Waits until 127.0.0.1:port accepts connections, the process dies, or {@code timeoutMs} passes. */
   public static void awaitListening(Process process, int port, long timeoutMs, Path log, String what) throws Exception {
     long deadline = System.nanoTime() + timeoutMs * 1_000_000;

@@ -73,7 +73,7 @@ public final class Report {
   }
 
   private static String ratioText(Row row, String reference) {
-    if (row.metric.startsWith("violations")) {
+    if (row.metric.startsWith("violations") || row.metric.startsWith("spurious")) {
       return "—";
     }
     double q = ratio(row, reference);
@@ -146,8 +146,9 @@ public final class Report {
     check(out, "W1 getData 1 client >= 1.0x", "W1 getData, 1 client", "ops/s", zk, 1.0, true);
     check(out, "W1 getData 8 clients >= 1.0x", "W1 getData, 8 clients", "ops/s", zk, 1.0, true);
     check(out, "W5 watch latency p50 <= 1.0x", "W5 watch latency (setData -> callback)", "p50 ms", zk, 1.0, false);
-    out.add(new Target("W6 ensemble write throughput >= 1.5x; leader kill -> first write <= 1.0x",
-        "not measured", "not yet: needs the ensemble issue"));
+    check(out, "W6 ensemble write throughput >= 1.5x", EnsembleWorkload.THROUGHPUT, "ops/s", zk, 1.5, true);
+    check(out, "W6 leader kill -> first write <= 1.0x", EnsembleWorkload.FAILOVER, EnsembleWorkload.FIRST, zk, 1.0,
+        false);
     Row mem = table.find("MEM server RSS", "bytes per node");
     if (mem == null || Double.isNaN(mem.value(CORRAL))) {
       out.add(new Target("MEM bytes per node <= 1,000 and below both references", "not measured", "—"));
@@ -250,7 +251,10 @@ public final class Report {
     return byKey;
   }
 
-  /** PNG charts: a latency percentile chart per series key and throughput bars; returns the file names. */
+  /**
+   * PNG charts: a latency percentile chart per series key, throughput bars, W6's failover medians as bars;
+   * returns the file names.
+   */
   public List<String> writeCharts(Path dir) throws IOException {
     System.setProperty("java.awt.headless", "true");
     Files.createDirectories(dir);
@@ -293,20 +297,29 @@ public final class Report {
     Map<String, List<Row>> groups = new LinkedHashMap<>();
     for (Row r : table.rows()) {
       if (r.metric.endsWith("/s")) {
-        String group = r.workload.startsWith("W1") ? "w1" : "locks";
+        String group = r.workload.startsWith("W1") ? "throughput-w1" : r.workload.startsWith("W6") ? "throughput-w6"
+            : "throughput-locks";
         groups.computeIfAbsent(group, g -> new ArrayList<>()).add(r);
+      } else if (r.workload.equals(EnsembleWorkload.FAILOVER) && r.metric.endsWith("median ms")) {
+        groups.computeIfAbsent("failover-w6", g -> new ArrayList<>()).add(r);
       }
     }
     for (Map.Entry<String, List<Row>> g : groups.entrySet()) {
       List<Row> rows = g.getValue();
+      boolean failover = g.getKey().startsWith("failover");
       CategoryChart chart = new CategoryChartBuilder().width(1100).height(550)
-          .title(g.getKey().equals("w1") ? "W1 throughput, ops/s (higher is better)"
-              : "Lock throughput: W2 cycles/s, W3 acquisitions/s (higher is better)")
-          .xAxisTitle("workload").yAxisTitle("per second").build();
-      chart.getStyler().setXAxisLabelRotation(20);
+          .title(switch (g.getKey()) {
+            case "throughput-w1" -> "W1 throughput, ops/s (higher is better)";
+            case "throughput-w6" -> "W6 3-server ensemble, setData by 8 clients, ops/s (higher is better)";
+            case "failover-w6" -> "W6 kill -9 of the leader, median ms (lower is better)";
+            default -> "Lock throughput: W2 cycles/s, W3 acquisitions/s (higher is better)";
+          })
+          .xAxisTitle(failover ? "measured from the kill" : "workload").yAxisTitle(failover ? "ms" : "per second")
+          .build();
+      chart.getStyler().setXAxisLabelRotation(failover ? 0 : 20);
       chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
       chart.getStyler().setOverlapped(false);
-      List<String> labels = rows.stream().map(r -> r.workload).toList();
+      List<String> labels = rows.stream().map(r -> failover ? r.metric : r.workload).toList();
       for (String s : systems) {
         List<Double> values = new ArrayList<>();
         boolean any = false;
@@ -323,7 +336,7 @@ public final class Report {
           }
         }
       }
-      String name = "throughput-" + g.getKey() + ".png";
+      String name = g.getKey() + ".png";
       BitmapEncoder.saveBitmap(chart, dir.resolve(name).toString(), BitmapEncoder.BitmapFormat.PNG);
       files.add(name);
     }

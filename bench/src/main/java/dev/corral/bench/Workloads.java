@@ -68,7 +68,7 @@ public final class Workloads {
     List<Client> clients = new ArrayList<>();
     try {
       for (int i = 0; i < n; i++) {
-        clients.add(system.connect(server, timeout));
+        clients.add(system.connect(server.connectString(), timeout));
       }
     } catch (Exception e) {
       closeAll(clients);
@@ -193,7 +193,7 @@ public final class Workloads {
   /** W2: uncontended acquire+release cycles by one client. */
   public void w2() throws Exception {
     say("W2 uncontended lock, %d warm-up + %d cycles", p.w2Warm(), p.w2Cycles());
-    try (Client client = system.connect(server, SESSION)) {
+    try (Client client = system.connect(server.connectString(), SESSION)) {
       client.ensurePath("/bench/w2");
       Mutex mutex = client.mutex("/bench/w2/lock");
       long warmDeadline = System.nanoTime() + p.phaseCapMs() * 1_000_000L;
@@ -438,7 +438,7 @@ public final class Workloads {
     LinkedBlockingQueue<Event> events = new LinkedBlockingQueue<>();
     ContenderProc[] slots = new ContenderProc[3];
     int spawned = 0;
-    try (Client setup = system.connect(server, SESSION)) {
+    try (Client setup = system.connect(server.connectString(), SESSION)) {
       setup.ensurePath("/bench/w4");
     }
     try {
@@ -537,7 +537,7 @@ public final class Workloads {
     int nodes = p.memNodes();
     int dirs = 100;
     say("MEM %d nodes of 100 bytes in %d parents", nodes, dirs);
-    try (Client client = system.connect(server, SESSION)) {
+    try (Client client = system.connect(server.connectString(), SESSION)) {
       for (int d = 0; d < dirs; d++) {
         client.ensurePath("/bench/mem/d" + d);
       }

@@ -1,10 +1,17 @@
 package dev.corral.bench;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
@@ -22,6 +29,9 @@ import org.apache.zookeeper.ZooDefs;
  * own JVM with zkServer.sh's heap (-Xmx1000m), a generated zoo.cfg with its
  * defaults ({@code forceSync=yes}) and {@code tickTime=1000} so that a 2 s session
  * timeout can be granted (as Corral's {@code --tick 1s}); Curator 5.7 as client.
+ * W6's ensemble: {@code QuorumPeerMain} per member, the same zoo.cfg plus the
+ * {@code server.N} lines, a myid file, zoo_sample.cfg's {@code initLimit} and
+ * {@code syncLimit}, and {@code srvr} allowed for the harness's leader polls.
  */
 public final class ZooKeeperSystem implements BenchSystem {
   @Override
@@ -72,9 +82,96 @@ public final class ZooKeeperSystem implements BenchSystem {
   }
 
   @Override
-  public Client connect(ServerHandle server, Duration sessionTimeout) throws Exception {
+  public String describeEnsemble() {
+    return "3 x java -Xmx1000m org.apache.zookeeper.server.quorum.QuorumPeerMain zoo.cfg (zoo.cfg as the single"
+        + " server's plus server.1-3, myid, initLimit=10, syncLimit=5 as zoo_sample.cfg, and"
+        + " 4lw.commands.whitelist=srvr for the harness's leader polls)";
+  }
+
+  @Override
+  public Ensemble startEnsemble(Path dir) throws Exception {
+    int size = 3;
+    List<Integer> ports = Ports.free(3 * size); // client, quorum, election
+    StringBuilder servers = new StringBuilder();
+    for (int i = 0; i < size; i++) {
+      servers.append("server.").append(i + 1).append("=127.0.0.1:").append(ports.get(size + i)).append(':')
+          .append(ports.get(2 * size + i)).append('\n');
+    }
+    List<Ensemble.MemberSpec> specs = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      String id = Integer.toString(i + 1);
+      Path memberDir = dir.resolve("member-" + id);
+      Path data = Files.createDirectories(memberDir.resolve("data"));
+      Files.writeString(data.resolve("myid"), id + "\n", StandardCharsets.UTF_8);
+      Path cfg = memberDir.resolve("zoo.cfg");
+      Files.writeString(cfg, String.join("\n",
+          "tickTime=1000",
+          "initLimit=10",
+          "syncLimit=5",
+          "dataDir=" + data,
+          "clientPort=" + ports.get(i),
+          "clientPortAddress=127.0.0.1",
+          "forceSync=yes",
+          "admin.enableServer=false",
+          "4lw.commands.whitelist=srvr",
+          servers.toString()), StandardCharsets.UTF_8);
+      List<String> command = List.of(Procs.javaBin(), "-Xmx1000m",
+          "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
+          "-cp", System.getProperty("java.class.path"),
+          "org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg.toString());
+      specs.add(new Ensemble.MemberSpec("member " + id, command, ports.get(i), memberDir.resolve("server.log")));
+    }
+    List<Integer> clientPorts = ports.subList(0, size);
+    String connect = clientPorts.stream().map(p -> "127.0.0.1:" + p).collect(Collectors.joining(","));
+    return Ensemble.start(name(), specs, connect, new SrvrProbe(clientPorts), EnsembleWorkload.START_CAP_MS);
+  }
+
+  /**
+   * The four-letter word {@code srvr} on a member's client port: its Mode
+   * (leader, follower; none while electing or syncing) and its last zxid, whose
+   * high 32 bits are the leader's epoch.
+   */
+  private record SrvrProbe(List<Integer> ports) implements Ensemble.Probe {
+    @Override
+    public Optional<Ensemble.MemberView> view(int index) {
+      String text;
+      try (Socket socket = new Socket()) {
+        socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), ports.get(index)), 1000);
+        socket.setSoTimeout(1000);
+        socket.getOutputStream().write("srvr".getBytes(StandardCharsets.US_ASCII));
+        socket.getOutputStream().flush();
+        text = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        return Optional.empty();
+      }
+      return Optional.of(parseSrvr(Integer.toString(index + 1), text));
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  /** A member's view from its {@code srvr} answer; ELECTING when it does not serve. */
+  static Ensemble.MemberView parseSrvr(String myid, String text) {
+    Ensemble.Role role = Ensemble.Role.ELECTING;
+    long zxid = -1;
+    for (String line : text.split("\n")) {
+      if (line.startsWith("Mode:")) {
+        String mode = line.substring(5).trim();
+        role = mode.equals("leader") ? Ensemble.Role.LEADER
+            : mode.equals("follower") ? Ensemble.Role.FOLLOWER : Ensemble.Role.ELECTING;
+      } else if (line.startsWith("Zxid:")) {
+        zxid = Long.decode(line.substring(5).trim());
+      }
+    }
+    return new Ensemble.MemberView(myid, role, zxid < 0 ? -1 : zxid >>> 32,
+        role == Ensemble.Role.LEADER ? myid : "", zxid);
+  }
+
+  @Override
+  public Client connect(String connectString, Duration sessionTimeout) throws Exception {
     CuratorFramework curator = CuratorFrameworkFactory.builder()
-        .connectString(server.connectString())
+        .connectString(connectString)
         .sessionTimeoutMs((int) sessionTimeout.toMillis())
         .connectionTimeoutMs((int) Math.min(15_000, sessionTimeout.toMillis()))
         .retryPolicy(new ExponentialBackoffRetry(100, 5))
@@ -82,7 +179,7 @@ public final class ZooKeeperSystem implements BenchSystem {
     curator.start();
     if (!curator.blockUntilConnected(30, TimeUnit.SECONDS)) {
       curator.close();
-      throw new IllegalStateException("no ZooKeeper session within 30 s at " + server.connectString());
+      throw new IllegalStateException("no ZooKeeper session within 30 s at " + connectString);
     }
     return new CuratorClient(curator);
   }

@@ -15,8 +15,9 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The harness end to end against Corral only, tiny sizes (about 20 s). Opt-in, so that
- * {@code mvn verify} runs no benchmark: {@code mvn -pl bench test -Dbench.smoke=true}.
+ * The harness end to end against Corral only, tiny sizes (about 20 s, and about a minute
+ * for W6's ensemble). Opt-in, so that {@code mvn verify} runs no benchmark:
+ * {@code mvn -pl bench test -Dbench.smoke=true}.
  */
 @EnabledIfSystemProperty(named = "bench.smoke", matches = "true")
 class HarnessSmokeTest {
@@ -36,5 +37,22 @@ class HarnessSmokeTest {
     assertFalse(Double.isNaN(outcome.table().find("W5 watch latency (setData -> callback)", "p50 ms").value("corral")));
     assertTrue(Files.exists(outcome.markdown().resolveSibling(outcome.markdown().getFileName().toString()
         .replace(".md", "")).resolve("raw").resolve("summary.csv")));
+  }
+
+  @Test
+  @Timeout(value = 240)
+  void runsW6AgainstACorralEnsembleAndStopsEveryMember(@TempDir Path dir) throws Exception {
+    BenchMain.Options options = BenchMain.parse(new String[] {"corral", "--tiny", "--only", "W6",
+        "--corral-election-timeout", "300ms-600ms",
+        "--out", dir.resolve("results").toString(), "--work", dir.resolve("work").toString()});
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    BenchMain.Outcome outcome = BenchMain.run(options, new PrintStream(out, true, StandardCharsets.UTF_8));
+    String log = out.toString(StandardCharsets.UTF_8);
+    assertEquals(0, outcome.failures(), log);
+    assertEquals(0, Procs.alive(), "every started process is stopped");
+    assertFalse(Double.isNaN(outcome.table().find(EnsembleWorkload.THROUGHPUT, "ops/s").value("corral")), log);
+    assertFalse(Double.isNaN(outcome.table().find(EnsembleWorkload.FAILOVER, EnsembleWorkload.FIRST).value("corral")),
+        log);
+    assertTrue(Files.readString(outcome.markdown()).contains("300ms-600ms"), log);
   }
 }

@@ -42,8 +42,54 @@ class ReportTest {
     assertEquals("MISSED", find(targets, "W5").verdict());
     assertEquals("met", find(targets, "W3 violations").verdict());
     assertEquals("met", find(targets, "MEM").verdict());
-    assertTrue(find(targets, "W6").verdict().startsWith("not yet"));
+    assertEquals("—", find(targets, "W6 ensemble").verdict());
     assertEquals("—", find(targets, "W1 create 8").verdict());
+  }
+
+  @Test
+  void ensembleFailoverIsLowerIsBetterAndLeaderChangesHaveNoRatio() {
+    Table t = new Table();
+    t.put(EnsembleWorkload.THROUGHPUT, "ops/s", Better.HIGHER, "corral", 3000);
+    t.put(EnsembleWorkload.THROUGHPUT, "ops/s", Better.HIGHER, "zookeeper", 1500);
+    t.put(EnsembleWorkload.FAILOVER, EnsembleWorkload.FIRST, Better.LOWER, "corral", 1500);
+    t.put(EnsembleWorkload.FAILOVER, EnsembleWorkload.FIRST, Better.LOWER, "zookeeper", 600);
+    t.put(EnsembleWorkload.STABILITY, "spurious leader changes in 60 s of load", Better.LOWER, "corral", 2);
+    t.put(EnsembleWorkload.STABILITY, "spurious leader changes in 60 s of load", Better.LOWER, "zookeeper", 1);
+    Report report = new Report(t, List.of("corral", "zookeeper"));
+    String md = report.markdownTable();
+    assertTrue(md.contains("| -> first write, median ms ↓ | 1,500.0 | 600.0 | 2.50x ✗ |"), md);
+    assertTrue(md.contains("| spurious leader changes in 60 s of load ↓ | 2 | 1 | — |"), md);
+    List<Report.Target> targets = report.targets();
+    assertEquals("met", find(targets, "W6 ensemble write throughput").verdict());
+    assertEquals("MISSED", find(targets, "W6 leader kill").verdict());
+  }
+
+  @Test
+  void eachTrialIsListedInOrder() {
+    Samples s = new Samples();
+    s.add(1_234_500_000L);
+    s.add(812_000_000L);
+    assertEquals("1,234.5 · 812.0", EnsembleWorkload.trials(s));
+  }
+
+  @Test
+  void zooKeeperSrvrAnswersGiveRoleAndEpoch() {
+    Ensemble.MemberView leader = ZooKeeperSystem.parseSrvr("2", "Zookeeper version: 3.9.4\nZxid: 0x300000007\n"
+        + "Mode: leader\nNode count: 5\n");
+    assertEquals(new Ensemble.MemberView("2", Ensemble.Role.LEADER, 3, "2", 0x300000007L), leader);
+    assertEquals(Ensemble.Role.FOLLOWER, ZooKeeperSystem.parseSrvr("1", "Zxid: 0x300000001\nMode: follower\n").role());
+    assertEquals(Ensemble.Role.ELECTING,
+        ZooKeeperSystem.parseSrvr("1", "This ZooKeeper instance is not currently serving requests\n").role());
+  }
+
+  @Test
+  void corralElectionTimeoutsParse() {
+    assertEquals(new CorralSystem.ElectionTimeout(java.time.Duration.ofMillis(300), java.time.Duration.ofMillis(600)),
+        BenchMain.parse(new String[] {"corral", "--corral-election-timeout", "300ms-600ms"}).corralElectionTimeout());
+    assertEquals("1000ms-2000ms", CorralSystem.ElectionTimeout.parse("1s-2s").toString());
+    assertEquals(null, BenchMain.parse(new String[] {"corral"}).corralElectionTimeout());
+    org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+        () -> CorralSystem.ElectionTimeout.parse("600ms-300ms"));
   }
 
   @Test
@@ -53,6 +99,8 @@ class ReportTest {
     assertEquals("quick", o.params().name());
     assertEquals(java.util.Set.of("W1", "MEM"), o.only());
     assertEquals(List.of("corral", "zookeeper", "etcd"), BenchMain.parse(new String[] {"all"}).systems());
+    assertTrue(BenchMain.parse(new String[] {"all"}).only().contains("W6"));
+    assertEquals(java.util.Set.of("W6"), BenchMain.parse(new String[] {"--only", "W6"}).only());
   }
 
   private static Report.Target find(List<Report.Target> targets, String prefix) {
