@@ -1,5 +1,6 @@
 package dev.corral.server.tree;
 
+import dev.corral.proto.v1.ErrorCode;
 import dev.corral.proto.internal.ExpireNode;
 import dev.corral.proto.internal.Txn;
 import dev.corral.proto.v1.OpResult;
@@ -21,22 +22,25 @@ import java.util.Optional;
  */
 public final class DataTree {
   private final TreeState state;
+  private final AppliedProposals proposals;
   private long lastZxid;
 
   /** An empty tree: just the root "/", no sessions, last zxid 0. */
   public DataTree() {
-    this(new TreeState(), 0);
+    this(new TreeState(), 0, new AppliedProposals());
   }
 
-  DataTree(TreeState state, long lastZxid) {
+  DataTree(TreeState state, long lastZxid, AppliedProposals proposals) {
     this.state = state;
     this.lastZxid = lastZxid;
+    this.proposals = proposals;
   }
 
   /**
    * Applies one txn at {@code zxid}; {@code timeMs} is the log entry's time.
    * Domain failures are answered in the result's response (with
-   * {@code zxid}), and a failed txn changes nothing. Afterwards
+   * {@code zxid}), and a failed txn changes nothing; so does a txn whose
+   * proposal was applied already (see {@link AppliedProposals}). Afterwards
    * {@link #lastZxid()} is {@code zxid}.
    *
    * @throws IllegalArgumentException if {@code zxid} is not greater than {@link #lastZxid()}
@@ -45,9 +49,14 @@ public final class DataTree {
     if (zxid <= lastZxid) {
       throw new IllegalArgumentException("zxid " + zxid + " is not after the last applied zxid " + lastZxid);
     }
-    TxnResult result = new Applier(state, zxid, timeMs).apply(txn);
     lastZxid = zxid;
-    return result;
+    if (proposals.isDuplicate(txn)) {
+      return new TxnResult(Response.newBuilder().setZxid(zxid)
+          .setError(Errors.of(ErrorCode.INVALID_ARGUMENT, "a duplicate of proposal " + txn.getProposalId()
+              + " already applied; skipped")).build(), List.of());
+    }
+    proposals.applied(txn);
+    return new Applier(state, zxid, timeMs).apply(txn);
   }
 
   /**
@@ -115,7 +124,7 @@ public final class DataTree {
    * Costs one pointer copy per node.
    */
   public TreeSnapshot snapshot() {
-    return new TreeSnapshot(state.copyNodes(), state.sortedSessions(), lastZxid);
+    return new TreeSnapshot(state.copyNodes(), state.sortedSessions(), lastZxid, proposals.toProto());
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.corral.server.tree;
 
+import dev.corral.proto.internal.AppliedProposal;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.MessageLite;
@@ -31,8 +32,8 @@ final class SnapshotCodec {
 
   private SnapshotCodec() {}
 
-  static void write(Map<String, Node> nodes, List<SessionRecord> sessions, long lastZxid, OutputStream out)
-      throws IOException {
+  static void write(Map<String, Node> nodes, List<SessionRecord> sessions, long lastZxid,
+      List<AppliedProposal> proposals, OutputStream out) throws IOException {
     CRC32C crc = new CRC32C();
     CodedOutputStream coded = CodedOutputStream.newInstance(new CheckedOutputStream(out, crc), 64 * 1024);
     writeDelimited(coded, SnapshotHeader.newBuilder()
@@ -40,6 +41,7 @@ final class SnapshotCodec {
         .setLastZxid(lastZxid)
         .setNodeCount(nodes.size())
         .setSessionCount(sessions.size())
+        .addAllAppliedProposals(proposals)
         .build());
     for (Map.Entry<String, Node> entry : nodes.entrySet()) {
       writeDelimited(coded, toProto(entry.getKey(), entry.getValue()));
@@ -89,7 +91,8 @@ final class SnapshotCodec {
           trailer.getCrc32C(), expected));
     }
     checkStructure(nodes, sessions);
-    return new DataTree(new TreeState(nodes, sessions), header.getLastZxid());
+    return new DataTree(new TreeState(nodes, sessions), header.getLastZxid(),
+        AppliedProposals.fromProto(header.getAppliedProposalsList()));
   }
 
   private static void checkStructure(Map<String, Node> nodes, Map<Long, SessionRecord> sessions)

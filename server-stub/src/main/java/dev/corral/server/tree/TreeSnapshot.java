@@ -1,5 +1,6 @@
 package dev.corral.server.tree;
 
+import dev.corral.proto.internal.AppliedProposal;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.List;
@@ -14,11 +15,14 @@ public final class TreeSnapshot {
   private final Map<String, Node> nodes;
   private final List<SessionRecord> sessions;
   private final long lastZxid;
+  private final List<AppliedProposal> proposals;
 
-  TreeSnapshot(Map<String, Node> nodes, List<SessionRecord> sessions, long lastZxid) {
+  TreeSnapshot(Map<String, Node> nodes, List<SessionRecord> sessions, long lastZxid,
+      List<AppliedProposal> proposals) {
     this.nodes = nodes;
     this.sessions = List.copyOf(sessions);
     this.lastZxid = lastZxid;
+    this.proposals = List.copyOf(proposals);
   }
 
   /** The zxid of the last change in the snapshot. */
@@ -36,6 +40,6 @@ public final class TreeSnapshot {
    * CRC32C trailer). Flushes {@code out} but does not close it.
    */
   public void writeTo(OutputStream out) throws IOException {
-    SnapshotCodec.write(nodes, sessions, lastZxid, out);
+    SnapshotCodec.write(nodes, sessions, lastZxid, proposals, out);
   }
 }
