@@ -57,6 +57,8 @@ public final class ServerCore implements ReplicatedState {
   private final Map<Long, SessionSink> attached = new ConcurrentHashMap<>();
   private final Set<String> ttlExpiriesInFlight = ConcurrentHashMap.newKeySet();
   private final Set<Long> heardSinceLastForward = ConcurrentHashMap.newKeySet();
+  /** True from the moment this member, as leader, gave every session a fresh timeout until it stops leading. */
+  private volatile boolean trackerRefreshedAsLeader;
   private final RecentChanges recentChanges = new RecentChanges(RECENT_CHANGES_KEPT, 0);
   private DataTree tree = new DataTree();
   private volatile int snapshotsLoaded; // written under the write lock
@@ -358,11 +360,17 @@ public final class ServerCore implements ReplicatedState {
     sessionIds.forEach(tracker::touch);
   }
 
+  /**
+   * A member that just became leader must give every session a fresh timeout
+   * before it expires any: Ratis reports it leader (isLeader) a moment before
+   * telling us, and the sessions' last heartbeats went to the old leader.
+   */
   @Override
   public void leaderChanged(boolean thisMemberLeads) {
     if (thisMemberLeads) {
       tracker.refreshAll();
     }
+    trackerRefreshedAsLeader = thisMemberLeads;
   }
 
   /**
@@ -490,7 +498,7 @@ public final class ServerCore implements ReplicatedState {
   /** Proposes the close of every session quiet for longer than its timeout. */
   void expireSessions() {
     Replicator r = replicator;
-    if (r == null || !r.isLeader()) {
+    if (r == null || !r.isLeader() || !trackerRefreshedAsLeader) {
       return;
     }
     for (long sessionId : tracker.takeExpired()) {

@@ -74,6 +74,8 @@ public final class RaftReplicator implements Replicator {
    * its window once a request runs out of retries, failing every later one.
    */
   private final AtomicReference<RaftClient> forwarder;
+  /** The leader the forwarder was last pointed at (Ratis repeats the same leader's notice). */
+  private volatile RaftPeerId forwardingTo;
   private final RaftProperties properties;
   private volatile RaftServer.Division division;
 
@@ -103,26 +105,53 @@ public final class RaftReplicator implements Replicator {
         .setOption(RaftStorage.StartupOption.RECOVER)
         .build();
     this.properties = properties;
-    this.forwarder = config.members().size() == 1 ? null : new AtomicReference<>(newForwarder());
+    this.forwarder = config.members().size() == 1 ? null : new AtomicReference<>(newForwarder(null));
   }
 
-  /** A client that follows the leader through elections for about one operation timeout. */
-  private RaftClient newForwarder() {
+  /**
+   * A client that sends to {@code leader} first (any member when null) and
+   * follows redirects and elections for about one operation timeout.
+   */
+  private RaftClient newForwarder(RaftPeerId leader) {
     int attempts = (int) Math.max(1, config.operationTimeout().toMillis() / FORWARD_RETRY_SLEEP_MS);
-    return RaftClient.newBuilder()
+    RaftClient.Builder builder = RaftClient.newBuilder()
         .setRaftGroup(group)
         .setProperties(properties)
         .setClientId(ClientId.randomId())
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts,
-            TimeDuration.valueOf(FORWARD_RETRY_SLEEP_MS, TimeUnit.MILLISECONDS)))
-        .build();
+            TimeDuration.valueOf(FORWARD_RETRY_SLEEP_MS, TimeUnit.MILLISECONDS)));
+    if (leader != null) {
+      builder.setLeaderId(leader);
+    }
+    return builder.build();
   }
 
   /** Swaps a failed forwarding client for a fresh one (once, however many of its requests failed). */
   private void replaceForwarder(RaftClient failed) {
-    if (lifecycle.get() == Lifecycle.RUNNING && forwarder.compareAndSet(failed, newForwarder())) {
+    if (lifecycle.get() == Lifecycle.RUNNING && forwarder.compareAndSet(failed, newForwarder(leaderNow()))) {
       closeQuietly(failed);
     }
+  }
+
+  /**
+   * A new leader: forward to it with a fresh client. The old client may still
+   * be retrying against the dead leader (measured: forwarded writes stalled for
+   * seconds after a kill -9); closing it fails what it still holds as outcome
+   * unknown, which is what those writes are.
+   */
+  private void forwardTo(RaftPeerId leader) {
+    if (forwarder == null || leader == null || selfId.equals(leader) || leader.equals(forwardingTo)
+        || lifecycle.get() != Lifecycle.RUNNING) {
+      return;
+    }
+    forwardingTo = leader;
+    RaftClient old = forwarder.getAndSet(newForwarder(leader));
+    closeQuietly(old);
+  }
+
+  private RaftPeerId leaderNow() {
+    RaftServer.Division d = division;
+    return d == null ? null : d.getInfo().getLeaderId();
   }
 
   private static void closeQuietly(RaftClient client) {
@@ -349,6 +378,7 @@ public final class RaftReplicator implements Replicator {
       LOG.info("Member {} is now {} in term {} (leader: {})", config.self(), self ? "LEADER" : "FOLLOWER", term,
           leader == null ? "none" : leader);
     }
+    forwardTo(leader);
     state.leaderChanged(self);
   }
 

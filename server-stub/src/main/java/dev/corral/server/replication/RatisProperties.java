@@ -41,6 +41,10 @@ final class RatisProperties {
     RaftServerConfigKeys.Log.setSegmentCacheNumMax(p, 4);
     RaftServerConfigKeys.Log.setSegmentCacheSizeMax(p, SizeInBytes.valueOf("128MB"));
 
+    // The leader sends new entries to followers at once (Ratis's default waits 10 ms between appends;
+    // one writer on a 3-member ensemble went from 59 to 82 writes/s without it, on a loaded machine).
+    RaftServerConfigKeys.Log.Appender.setWaitTimeMin(p, TimeDuration.ZERO);
+
     // Snapshots every N entries, a few files kept, the log purged up to the snapshot.
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotThreshold());
