@@ -1,0 +1,62 @@
+package dev.corral.client.grpc;
+
+import dev.corral.client.CreateMode;
+import dev.corral.testing.TestingCluster;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Not a test: 8 synchronous writers on a 3-member in-process ensemble, for a quick look at throughput. */
+public final class QuickEnsembleThroughput {
+  private QuickEnsembleThroughput() {}
+
+  public static void main(String[] args) throws Exception {
+    int writers = args.length > 0 ? Integer.parseInt(args[0]) : 8;
+    String where = args.length > 1 ? args[1] : "all";
+    int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
+    try (TestingCluster cluster = new TestingCluster(3)) {
+      int leader = cluster.awaitLeader();
+      String connect = switch (where) {
+        case "leader" -> cluster.getConnectString(leader);
+        case "follower" -> cluster.getConnectString((leader + 1) % 3);
+        default -> cluster.getConnectString();
+      };
+      List<CorralClient> clients = new ArrayList<>();
+      for (int i = 0; i < writers; i++) {
+        CorralClient c = CorralClient.builder().connectString(connect).sessionTimeout(Duration.ofSeconds(20)).build();
+        c.blockUntilConnected(30, TimeUnit.SECONDS);
+        c.create("/w" + i, new byte[1024], CreateMode.PERSISTENT);
+        clients.add(c);
+      }
+      for (int round = 0; round < 2; round++) {
+        AtomicLong done = new AtomicLong();
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < writers; i++) {
+          CorralClient c = clients.get(i);
+          String path = "/w" + i;
+          Thread t = new Thread(() -> {
+            try {
+              while (System.nanoTime() < end) {
+                c.setData(path, new byte[1024]);
+                done.incrementAndGet();
+              }
+            } catch (Exception e) {
+              e.printStackTrace();
+            }
+          });
+          t.start();
+          threads.add(t);
+        }
+        for (Thread t : threads) {
+          t.join();
+        }
+        System.out.printf("%s, %d writers on %s: %.0f setData/s%n", round == 0 ? "warm-up" : "measured", writers,
+            where, done.get() / (double) seconds);
+      }
+      clients.forEach(CorralClient::close);
+    }
+  }
+}
