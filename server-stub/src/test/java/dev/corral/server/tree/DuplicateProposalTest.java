@@ -38,22 +38,28 @@ class DuplicateProposalTest {
   }
 
   @Test
-  void anOlderProposalOfTheSameOriginIsSkippedButOtherOriginsAreNot() {
-    h.apply(sequentialCreate(5));
-    assertTrue(h.apply(sequentialCreate(4)).response().hasError());
+  void proposalsCommittedOutOfOrderAreEachAppliedOnceAndOtherOriginsAreIndependent() {
+    // after a leader change a proposer's entries can commit out of sending order: 5 before 4
+    assertFalse(h.apply(sequentialCreate(5)).response().hasError());
+    assertFalse(h.apply(sequentialCreate(4)).response().hasError());
     assertFalse(h.apply(sequentialCreate(6)).response().hasError());
+    assertTrue(h.apply(sequentialCreate(4)).response().hasError());
+    assertTrue(h.apply(sequentialCreate(5)).response().hasError());
+    assertFalse(h.apply(sequentialCreate(3)).response().hasError());
     assertFalse(h.apply(sequentialCreate(1).toBuilder().setOrigin(ORIGIN + 1).build()).response().hasError());
-    assertEquals(4, h.tree.nodeCount());
+    assertEquals(6, h.tree.nodeCount());
   }
 
   @Test
   void theMarksSurviveASnapshotSoEveryMemberSkipsTheSameTxns() throws IOException {
     h.apply(sequentialCreate(7));
+    h.apply(sequentialCreate(9));
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     h.tree.snapshot().writeTo(out);
     Harness restored = new Harness(DataTree.load(new ByteArrayInputStream(out.toByteArray())));
 
     assertTrue(restored.apply(sequentialCreate(7)).response().hasError());
+    assertTrue(restored.apply(sequentialCreate(9)).response().hasError());
     assertFalse(restored.apply(sequentialCreate(8)).response().hasError());
   }
 }
