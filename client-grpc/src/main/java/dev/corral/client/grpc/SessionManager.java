@@ -41,6 +41,7 @@ import org.slf4j.LoggerFactory;
  * session it gave up by its own clock ({@link AbandonedSession}).
  */
 final class SessionManager implements SessionStream.Listener {
+  private static final long MAX_RECONNECT_DELAY_MS = 500;
   private static final Logger log = LoggerFactory.getLogger(SessionManager.class);
   private static final int MAX_INBOUND_BYTES = 64 << 20;
 
@@ -315,12 +316,18 @@ final class SessionManager implements SessionStream.Listener {
     }
   }
 
+  /**
+   * Between attempts: the retry policy's backoff, at most a quarter of the
+   * session timeout and at most {@link #MAX_RECONNECT_DELAY_MS} (members that
+   * refuse with SERVER_BEHIND during a failover catch up within about an
+   * election; a longer wait only delays the session's return).
+   */
   private long reconnectDelayMillis() {
     if (failures <= 1) {
       return 0;
     }
     long backoff = config.retryPolicy().backoff(failures - 1).toMillis();
-    long capped = Math.max(1, Math.min(backoff, timeoutMs / 4));
+    long capped = Math.max(1, Math.min(Math.min(backoff, timeoutMs / 4), MAX_RECONNECT_DELAY_MS));
     return capped / 2 + ThreadLocalRandom.current().nextLong(capped / 2 + 1);
   }
 
