@@ -75,8 +75,9 @@ class LeaderLatchFailoverTest {
     int leader = cluster.awaitLeader();
     cluster.killServer(leader);
     cluster.awaitLeader();
-    // a write through any member proves the ensemble serves again
-    clients.get(0).create("/after-failover", new byte[0], dev.corral.client.CreateMode.PERSISTENT);
+    // a write through any member proves the ensemble serves again (a setData is retried by the client
+    // when a write in flight during the failover comes back as outcome unknown)
+    clients.get(0).setData("/election/failover", new byte[0]);
     cluster.restartServer(leader);
     await().atMost(Duration.ofSeconds(60)).until(() -> clients.stream()
         .allMatch(c -> c.state() == dev.corral.client.ConnectionState.CONNECTED
