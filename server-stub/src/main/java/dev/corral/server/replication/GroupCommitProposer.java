@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -285,7 +284,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   }
 
   private static ReplicationException asReplicationException(Throwable error) {
-    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    Throwable cause = ReplicationException.unwrap(error);
     if (cause instanceof ReplicationException replication) {
       return replication;
     }

@@ -315,8 +315,7 @@ public final class RaftReplicator implements Replicator {
   }
 
   private static boolean isLeaderNotReady(Throwable failure) {
-    Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-    return cause instanceof LeaderNotReadyException;
+    return ReplicationException.unwrap(failure) instanceof LeaderNotReadyException;
   }
 
 
@@ -398,8 +397,7 @@ public final class RaftReplicator implements Replicator {
   private CompletableFuture<Void> readIndex() {
     return send(newRequest(RaftClientRequest.readRequestType(), Message.EMPTY)).handle((reply, failure) -> {
       if (failure != null) {
-        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-            ? failure.getCause() : failure;
+        Throwable cause = ReplicationException.unwrap(failure);
         throw GroupCommitProposer.notReady("member " + config.self() + " could not sync with the leader: " + cause,
             cause);
       }

@@ -1,6 +1,7 @@
 package dev.corral.server.replication;
 
 import dev.corral.proto.v1.ErrorCode;
+import java.util.concurrent.CompletionException;
 
 /** A proposal that could not be replicated; {@link #code()} says why. */
 public final class ReplicationException extends RuntimeException {
@@ -13,5 +14,10 @@ public final class ReplicationException extends RuntimeException {
 
   public ErrorCode code() {
     return code;
+  }
+
+  /** The failure a future reported, without the CompletionException wrapper futures add. */
+  static Throwable unwrap(Throwable failure) {
+    return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
   }
 }
