@@ -13,8 +13,11 @@ public enum Code {
   NO_CHILDREN_FOR_EPHEMERALS(false),
   /** The session is gone; a new one is needed. */
   SESSION_EXPIRED(false),
-  /** The session was attached to another stream. */
-  SESSION_MOVED(false),
+  /**
+   * The session was re-attached through another connection before this change
+   * reached the log: it did not happen (the client re-attaches, then a retry may succeed).
+   */
+  SESSION_MOVED(true),
   INVALID_PATH(false),
   DATA_TOO_LARGE(false),
   INVALID_ARGUMENT(false),

@@ -106,6 +106,11 @@ public final class ServerCore implements ReplicatedState {
           tracker.add(result.response().getZxid(), txn.getOpenSession().getTimeoutMs());
         }
       }
+      case ATTACH_SESSION -> {
+        if (ok) {
+          endMovedStream(txn.getSessionId(), txn.getAttachSession().getAttachment());
+        }
+      }
       case CLOSE_SESSION -> {
         if (ok) {
           endSession(txn.getSessionId(), txn.getCloseSession().getReason());
@@ -122,6 +127,19 @@ public final class ServerCore implements ReplicatedState {
           sink.event(event);
         }
       }
+    }
+  }
+
+  /**
+   * The session re-attached through the stream with {@code token}: a stream of
+   * it here with another token is stale (its client went elsewhere), and what
+   * it sends from now on would be refused.
+   */
+  private void endMovedStream(long sessionId, long token) {
+    SessionSink sink = attached.get(sessionId);
+    if (sink != null && sink.attachment() != token && attached.remove(sessionId, sink)) {
+      watches.removeSession(sessionId);
+      sink.moved();
     }
   }
 
@@ -398,7 +416,9 @@ public final class ServerCore implements ReplicatedState {
   /**
    * Attaches an existing session to {@code sink}, replacing any earlier
    * stream (which is told it moved). Refused when the session is gone, the
-   * password is wrong, or this server is behind the client.
+   * password is wrong, or this server is behind the client. The stream then
+   * proposes the attach through the log, ahead of anything it sends, so that
+   * what the session's earlier streams sent is refused once it is applied.
    */
   public AttachOutcome attach(long sessionId, ByteString password, long lastZxidSeen, SessionSink sink) {
     lock.readLock().lock();

@@ -1,6 +1,7 @@
 package dev.corral.server.rpc;
 
 import com.google.protobuf.ByteString;
+import dev.corral.proto.internal.AttachSession;
 import dev.corral.proto.internal.CloseSession;
 import dev.corral.proto.internal.OpenSession;
 import dev.corral.proto.internal.Txn;
@@ -65,6 +66,8 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
   private final Object sendLock = new Object();
   private volatile Phase phase = Phase.AWAITING_CONNECT;
   private volatile long sessionId;
+  /** This stream's token, sent with every change it proposes (see Txn.attachment in log.proto). */
+  private final long attachment;
   private volatile boolean ended; // written under sendLock
   private volatile boolean halfClosed;
   private long zxidSent; // guarded by sendLock: the highest zxid sent on this stream
@@ -78,6 +81,15 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
     this.config = config;
     this.random = random;
     this.out = out;
+    this.attachment = newToken(random);
+  }
+
+  private static long newToken(SecureRandom random) {
+    long token;
+    do {
+      token = random.nextLong();
+    } while (token == 0);
+    return token;
   }
 
   // --------------------------------------------------------- from the client
@@ -172,7 +184,27 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
       return;
     }
     sessionId = connect.getSessionId();
+    proposeAttach();
     attached(outcome.connected());
+  }
+
+  /**
+   * Writes the re-attach to the log, ahead of every change this stream will
+   * propose: once applied, changes the session's earlier streams sent are
+   * refused. Reads go on meanwhile. If it fails, the stream ends and the
+   * client re-attaches (its changes here would be refused anyway).
+   */
+  private void proposeAttach() {
+    core.replicator().propose(Txn.newBuilder()
+            .setSessionId(sessionId)
+            .setAttachSession(AttachSession.newBuilder().setAttachment(attachment)))
+        .whenComplete((result, failure) -> {
+          if (failure != null) {
+            fatal(Replies.fromFailure(failure));
+          } else if (result.response().hasError()) {
+            fatal(result.response().getError());
+          }
+        });
   }
 
   private void openSession(Connect connect) {
@@ -186,6 +218,7 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
     OpenSession open = OpenSession.newBuilder()
         .setTimeoutMs(config.negotiateTimeoutMs(connect.getTimeoutMs()))
         .setPassword(ByteString.copyFrom(password))
+        .setAttachment(attachment)
         .build();
     core.replicator().propose(Txn.newBuilder().setOpenSession(open)).whenComplete((result, failure) -> {
       if (failure != null) {
@@ -243,14 +276,37 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
 
   private void enqueueWrite(Request request) {
     long xid = request.getXid();
-    CompletableFuture<TxnResult> proposal =
-        core.replicator().propose(Txn.newBuilder().setSessionId(sessionId).setRequest(request));
-    enqueue(new Slot(xid, proposal, () -> answerOf(proposal, xid), () -> { }));
+    CompletableFuture<TxnResult> proposal = core.replicator().propose(
+        Txn.newBuilder().setSessionId(sessionId).setAttachment(attachment).setRequest(request));
+    enqueue(new Slot(xid, proposal, () -> answerOf(proposal, xid), () -> endIfLeftBehind(proposal)));
+  }
+
+  /**
+   * After the answer to a change whose outcome is unknown (it may still apply)
+   * or that was refused because the session moved: ends the stream, so that
+   * the client re-attaches before it sends that change again, and a late copy
+   * of it is refused rather than applied twice.
+   */
+  private void endIfLeftBehind(CompletableFuture<TxnResult> proposal) {
+    ErrorCode code;
+    try {
+      code = proposal.join().response().getError().getCode();
+    } catch (CompletionException e) {
+      code = Replies.fromFailure(e).getCode();
+    }
+    if (code == ErrorCode.OPERATION_TIMEOUT) {
+      fatal(ErrorCode.OPERATION_TIMEOUT, "a change sent on this stream has an unknown outcome;"
+          + " re-attach the session before sending it again");
+    } else if (code == ErrorCode.SESSION_MOVED) {
+      fatal(ErrorCode.SESSION_MOVED, "session 0x" + Long.toHexString(sessionId)
+          + " was re-attached through another stream");
+    }
   }
 
   private void enqueueClose(long xid) {
     CompletableFuture<TxnResult> proposal = core.replicator().propose(Txn.newBuilder()
         .setSessionId(sessionId)
+        .setAttachment(attachment)
         .setCloseSession(CloseSession.newBuilder().setReason(CloseSession.Reason.CLIENT)));
     enqueue(new Slot(xid, proposal, () -> {
       Response answer = answerOf(proposal, xid);
@@ -258,6 +314,8 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
     }, () -> {
       if (!proposal.isCompletedExceptionally() && !proposal.join().response().hasError()) {
         endNormally();
+      } else {
+        endIfLeftBehind(proposal);
       }
     }));
   }
@@ -374,6 +432,11 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
   @Override
   public void serverStopped(String why) {
     fatal(ErrorCode.NOT_READY, why);
+  }
+
+  @Override
+  public long attachment() {
+    return attachment;
   }
 
   @Override

@@ -17,6 +17,9 @@ public interface SessionSink {
   /** Another stream took over the session. */
   void moved();
 
+  /** The token this stream attached the session with (see Txn.attachment in log.proto). */
+  long attachment();
+
   /** This server stopped serving (it can no longer apply the log); the client should go elsewhere. */
   void serverStopped(String why);
 }

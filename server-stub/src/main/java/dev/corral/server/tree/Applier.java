@@ -2,6 +2,7 @@ package dev.corral.server.tree;
 
 import static dev.corral.proto.v1.ErrorCode.INVALID_ARGUMENT;
 import static dev.corral.proto.v1.ErrorCode.SESSION_EXPIRED;
+import static dev.corral.proto.v1.ErrorCode.SESSION_MOVED;
 
 import dev.corral.proto.internal.ExpireNode;
 import dev.corral.proto.internal.OpenSession;
@@ -27,18 +28,38 @@ final class Applier {
 
   TxnResult apply(Txn txn) {
     return switch (txn.getKindCase()) {
-      case REQUEST -> request(txn.getSessionId(), txn.getRequest());
+      case REQUEST -> request(txn);
       case OPEN_SESSION -> openSession(txn.getOpenSession());
-      case CLOSE_SESSION -> closeSession(txn.getSessionId());
+      case ATTACH_SESSION -> attachSession(txn);
+      case CLOSE_SESSION -> closeSession(txn);
       case EXPIRE_NODE -> expireNode(txn.getExpireNode());
       case KIND_NOT_SET -> failed(Errors.of(INVALID_ARGUMENT, "the txn has no kind"));
     };
   }
 
-  private TxnResult request(long sessionId, Request request) {
-    if (state.session(sessionId) == null) {
-      return failed(unknownSession(sessionId));
+  /**
+   * Why a change sent on behalf of the txn's session cannot apply: the session
+   * is gone, or it was re-attached since the stream the change came through.
+   */
+  private Error refusal(Txn txn) {
+    SessionRecord session = state.session(txn.getSessionId());
+    if (session == null) {
+      return unknownSession(txn.getSessionId());
     }
+    if (txn.getAttachment() != 0 && txn.getAttachment() != session.attachment()) {
+      return Errors.of(SESSION_MOVED, "session 0x" + Long.toHexString(txn.getSessionId())
+          + " was re-attached through another stream after this change was sent; not applied");
+    }
+    return null;
+  }
+
+  private TxnResult request(Txn txn) {
+    Error refused = refusal(txn);
+    if (refused != null) {
+      return failed(refused);
+    }
+    long sessionId = txn.getSessionId();
+    Request request = txn.getRequest();
     Writer writer = new Writer(state, zxid, timeMs, sessionId);
     state.begin();
     Response response;
@@ -69,14 +90,25 @@ final class Applier {
   }
 
   private TxnResult openSession(OpenSession open) {
-    state.addSession(new SessionRecord(zxid, open.getTimeoutMs(), open.getPassword()));
+    state.addSession(new SessionRecord(zxid, open.getTimeoutMs(), open.getPassword(), open.getAttachment()));
     return new TxnResult(Response.newBuilder().setZxid(zxid).build(), List.of());
   }
 
-  private TxnResult closeSession(long sessionId) {
-    if (state.session(sessionId) == null) {
-      return failed(unknownSession(sessionId));
+  private TxnResult attachSession(Txn txn) {
+    SessionRecord session = state.session(txn.getSessionId());
+    if (session == null) {
+      return failed(unknownSession(txn.getSessionId()));
     }
+    state.addSession(session.attachedTo(txn.getAttachSession().getAttachment()));
+    return new TxnResult(Response.newBuilder().setZxid(zxid).build(), List.of());
+  }
+
+  private TxnResult closeSession(Txn txn) {
+    Error refused = refusal(txn);
+    if (refused != null) {
+      return failed(refused);
+    }
+    long sessionId = txn.getSessionId();
     Writer writer = new Writer(state, zxid, timeMs, sessionId);
     List<String> owned = new ArrayList<>(state.ephemeralPaths(sessionId));
     owned.sort(Paths.UTF8_ORDER);

@@ -36,6 +36,7 @@ final class Digests {
         .putLong(session.sessionId())
         .putInt(session.timeoutMs())
         .putBytes(session.password().toByteArray())
+        .putLong(session.attachment())
         .hash()
         .asLong();
   }

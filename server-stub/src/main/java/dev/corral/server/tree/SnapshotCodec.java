@@ -51,6 +51,7 @@ final class SnapshotCodec {
           .setSessionId(session.sessionId())
           .setTimeoutMs(session.timeoutMs())
           .setPassword(session.password())
+          .setAttachment(session.attachment())
           .build());
     }
     coded.flush();
@@ -80,7 +81,7 @@ final class SnapshotCodec {
     Map<Long, SessionRecord> sessions = new HashMap<>();
     for (long i = 0; i < header.getSessionCount(); i++) {
       SnapshotSession s = readDelimited(checked, SnapshotSession.parser(), "session " + i);
-      if (sessions.put(s.getSessionId(), new SessionRecord(s.getSessionId(), s.getTimeoutMs(), s.getPassword())) != null) {
+      if (sessions.put(s.getSessionId(), new SessionRecord(s.getSessionId(), s.getTimeoutMs(), s.getPassword(), s.getAttachment())) != null) {
         throw corrupt("session " + s.getSessionId() + " appears twice");
       }
     }

@@ -41,9 +41,13 @@ final class Harness {
     return tree.apply(Zxid.of(logIndex, 0), timeMs, txn);
   }
 
+  /** The attachment token of every session {@link #openSession} opens. */
+  static final long OPENING_TOKEN = 7;
+
   long openSession() {
     return apply(Txn.newBuilder()
-            .setOpenSession(OpenSession.newBuilder().setTimeoutMs(6000).setPassword(ByteString.copyFromUtf8("pw")))
+            .setOpenSession(OpenSession.newBuilder().setTimeoutMs(6000).setPassword(ByteString.copyFromUtf8("pw"))
+                .setAttachment(OPENING_TOKEN))
             .build())
         .response()
         .getZxid();

@@ -23,7 +23,7 @@ class SessionTest {
     long zxid = h.nextZxid();
     long id = h.openSession();
     assertEquals(zxid, id);
-    assertEquals(new SessionRecord(zxid, 6000, ByteString.copyFromUtf8("pw")), h.tree.session(id).orElseThrow());
+    assertEquals(new SessionRecord(zxid, 6000, ByteString.copyFromUtf8("pw"), Harness.OPENING_TOKEN), h.tree.session(id).orElseThrow());
     assertEquals(List.of(h.tree.session(id).orElseThrow()), List.copyOf(h.tree.sessions()));
   }
 

@@ -1,0 +1,125 @@
+package dev.corral.server;
+
+import static dev.corral.server.Ops.create;
+import static dev.corral.server.Ops.getData;
+import static dev.corral.server.Ops.setData;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.corral.proto.v1.ErrorCode;
+import dev.corral.proto.v1.Response;
+import dev.corral.proto.v1.ServerMessage;
+import dev.corral.proto.v1.Stat;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A session that re-attaches leaves its earlier stream behind for good: a
+ * write still in that stream's pipeline (say, in a member that stalled) is
+ * refused when it reaches the log, so the client's re-sent copy is the only
+ * one applied, and the late copy cannot undo a later write.
+ */
+class SessionMoveTest {
+  final FakeLogServer server = new FakeLogServer();
+
+  @AfterEach
+  void stop() throws InterruptedException {
+    server.close();
+  }
+
+  @Test
+  void aWriteLeftInTheEarlierStreamsPipelineIsRefusedOnceTheSessionReattached() {
+    RawSession first = server.open();
+    Response created = first.ok(create("/config", "v0"));
+    server.log.holdWrites();
+    first.sendRequest(setData("/config", "v1", -1));
+    awaitHeldWrites(1); // the write is stuck in the pipeline, unanswered
+    first.breakStream();
+
+    try (RawSession again = RawSession.reattach(server.channel(), first.sessionId(), first.connected().getPassword(),
+        created.getZxid())) {
+      assertTrue(again.next().getConnected().getReattached());
+      server.log.releaseWrites(); // nothing else is held: re-attaching went through the log meanwhile
+      server.log.holdWrites();
+      again.sendRequest(setData("/config", "v1", -1)); // the client re-sends what went unanswered ...
+      again.sendRequest(setData("/config", "v2", -1)); // ... then writes on
+      awaitHeldWrites(2);
+      server.log.releaseWrites();
+      Response resent = again.next().getResponse();
+      Response later = again.next().getResponse();
+      assertEquals(1, resent.getSetData().getStat().getVersion());
+      assertEquals(2, later.getSetData().getStat().getVersion());
+
+      Response read = again.ok(getData("/config", false));
+      assertEquals("v2", read.getGetData().getData().toStringUtf8());
+      Stat stat = read.getGetData().getStat();
+      assertEquals(later.getZxid(), stat.getMzxid());
+      assertEquals(2, stat.getVersion(), "the write left behind was never applied");
+    }
+  }
+
+  @Test
+  void aLateWriteThroughTheEarlierStreamIsRefusedWithSessionMovedAndChangesNothing() {
+    RawSession first = server.open();
+    Response created = first.ok(create("/config", "v0"));
+    server.log.holdWrites();
+    first.sendRequest(setData("/config", "stale", -1));
+    awaitHeldWrites(1);
+    first.breakStream();
+
+    try (RawSession again = RawSession.reattach(server.channel(), first.sessionId(), first.connected().getPassword(),
+        created.getZxid())) {
+      assertTrue(again.next().getConnected().getReattached());
+      long before = server.core.digest();
+      server.log.releaseWrites();
+
+      assertEquals(before, server.core.digest());
+      Response read = again.ok(getData("/config", false));
+      assertEquals("v0", read.getGetData().getData().toStringUtf8());
+    }
+  }
+
+  @Test
+  void aWriteWithAnUnknownOutcomeEndsItsStreamSoThatItsLateCopyIsRefusedAfterTheClientRetries() {
+    RawSession first = server.open();
+    Response created = first.ok(create("/config", "v0"));
+    server.log.holdWrites();
+    first.sendRequest(setData("/config", "v1", -1));
+    awaitHeldWrites(1);
+    server.log.timeOutHeldWrites();
+    assertEquals(ErrorCode.OPERATION_TIMEOUT, first.next().getResponse().getError().getCode());
+    assertEquals(ErrorCode.OPERATION_TIMEOUT, first.next().getFatal().getCode(),
+        "the stream ends: a retry must come through a new attachment");
+
+    try (RawSession again = RawSession.reattach(server.channel(), first.sessionId(), first.connected().getPassword(),
+        created.getZxid())) {
+      assertTrue(again.next().getConnected().getReattached());
+      again.ok(setData("/config", "v1", -1));
+      Response later = again.ok(setData("/config", "v2", -1));
+      server.log.releaseWrites(); // Raft commits the first copy after all
+
+      Stat stat = again.ok(getData("/config", false)).getGetData().getStat();
+      assertEquals(later.getZxid(), stat.getMzxid());
+      assertEquals(2, stat.getVersion(), "the late copy was refused");
+    }
+  }
+
+  @Test
+  void reattachingEndsTheSessionsEarlierStreamWithSessionMoved() {
+    RawSession first = server.open();
+    first.ok(create("/a", ""));
+    try (RawSession again = RawSession.reattach(server.channel(), first.sessionId(), first.connected().getPassword(),
+        0)) {
+      assertTrue(again.next().getConnected().getReattached());
+      ServerMessage last = first.next();
+      assertEquals(ErrorCode.SESSION_MOVED, last.getFatal().getCode());
+      again.ok(setData("/a", "still mine", -1));
+    }
+  }
+
+  private void awaitHeldWrites(int count) {
+    await().atMost(Duration.ofSeconds(RawSession.WAIT_SECONDS)).until(() -> server.log.heldWrites() == count);
+  }
+}
