@@ -6,11 +6,15 @@ import dev.corral.server.tree.TxnResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -29,6 +33,8 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SnapshotManagementRequest;
+import org.apache.ratis.protocol.TransferLeadershipRequest;
+import org.apache.ratis.proto.RaftProtos;
 import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.retry.RetryPolicies;
@@ -55,6 +61,10 @@ public final class RaftReplicator implements Replicator {
   private static final long SNAPSHOT_TIMEOUT_MS = TimeUnit.SECONDS.toMillis(60);
   private static final long FORWARD_RETRY_SLEEP_MS = 100;
   private static final long LEADER_NOT_READY_RETRY_MS = 10;
+  /** A follower that answers yet gets no entries for this long makes the leader step down. */
+  static final Duration FOLLOWER_STALL = Duration.ofSeconds(20);
+  private static final long FOLLOWER_WATCH_PERIOD_MS = 1000;
+  private static final long STEP_DOWN_TIMEOUT_MS = 5000;
 
   private enum Lifecycle { NEW, STARTING, RUNNING, CLOSED }
 
@@ -78,6 +88,9 @@ public final class RaftReplicator implements Replicator {
   private volatile RaftPeerId forwardingTo;
   private final RaftProperties properties;
   private volatile RaftServer.Division division;
+  /** In a group of more than one: looks for followers Ratis left behind (see {@link StalledFollowerWatch}). */
+  private final ScheduledExecutorService followerWatcher;
+  private final StalledFollowerWatch followerWatch;
 
   private RaftReplicator(ReplicationConfig config, ReplicatedState state) throws IOException {
     this.config = config;
@@ -106,6 +119,12 @@ public final class RaftReplicator implements Replicator {
         .build();
     this.properties = properties;
     this.forwarder = config.members().size() == 1 ? null : new AtomicReference<>(newForwarder(null));
+    this.followerWatch = new StalledFollowerWatch(FOLLOWER_STALL, config.electionTimeoutMax().multipliedBy(2));
+    this.followerWatcher = config.members().size() == 1 ? null : Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread thread = new Thread(r, "corral-follower-watch-" + config.self());
+      thread.setDaemon(true);
+      return thread;
+    });
   }
 
   /**
@@ -189,6 +208,10 @@ public final class RaftReplicator implements Replicator {
       if (!lifecycle.compareAndSet(Lifecycle.STARTING, Lifecycle.RUNNING)) {
         throw new IOException("closed while starting");
       }
+      if (followerWatcher != null) {
+        followerWatcher.scheduleWithFixedDelay(this::stepDownIfAFollowerStalled, FOLLOWER_WATCH_PERIOD_MS,
+            FOLLOWER_WATCH_PERIOD_MS, TimeUnit.MILLISECONDS);
+      }
     } catch (IOException | InterruptedException | RuntimeException e) {
       close();
       throw e;
@@ -267,6 +290,9 @@ public final class RaftReplicator implements Replicator {
       return;
     }
     proposer.close();
+    if (followerWatcher != null) {
+      followerWatcher.shutdownNow();
+    }
     if (forwarder != null) {
       closeQuietly(forwarder.get());
     }
@@ -366,6 +392,55 @@ public final class RaftReplicator implements Replicator {
     };
     return new GroupView(config.self(), role, d.getInfo().getCurrentTerm(),
         leader == null ? "" : leader.toString(), ids);
+  }
+
+  /**
+   * On the leader: steps down when a follower that answers has been left
+   * behind (a Ratis bug, see {@link StalledFollowerWatch}); the next leader,
+   * maybe this member again, brings it up to date.
+   */
+  private void stepDownIfAFollowerStalled() {
+    try {
+      RaftServer.Division d = division;
+      if (d == null || lifecycle.get() != Lifecycle.RUNNING || !d.getInfo().isLeader()) {
+        return;
+      }
+      List<RaftProtos.ServerRpcProto> rpcs = d.getInfo().getRoleInfoProto().getLeaderInfo().getFollowerInfoList();
+      long[] matchIndices = d.getInfo().getFollowerMatchIndices();
+      if (rpcs.size() != matchIndices.length) {
+        return; // the followers changed between the two calls: look again next time
+      }
+      List<StalledFollowerWatch.Follower> followers = new ArrayList<>();
+      for (int i = 0; i < rpcs.size(); i++) {
+        followers.add(new StalledFollowerWatch.Follower(rpcs.get(i).getId().getId().toStringUtf8(), matchIndices[i],
+            rpcs.get(i).getLastRpcElapsedTimeMs()));
+      }
+      long commitIndex = d.getRaftLog().getLastCommittedIndex();
+      followerWatch.check(d.getInfo().getCurrentTerm(), commitIndex, followers, System.nanoTime())
+          .ifPresent(stalled -> {
+            LOG.warn("Member {} answers but has stayed at log index {} for {} s while the commit index is {};"
+                    + " member {} steps down so that a new leader brings it up to date (Ratis RATIS-2605)",
+                stalled.id(), stalled.matchIndex(), FOLLOWER_STALL.toSeconds(), commitIndex, config.self());
+            stepDown();
+          });
+    } catch (RuntimeException e) {
+      LOG.warn("checking the followers failed", e);
+    }
+  }
+
+  private void stepDown() {
+    try {
+      server.transferLeadershipAsync(new TransferLeadershipRequest(clientId, selfId, group.getGroupId(),
+              callIds.incrementAndGet(), null, STEP_DOWN_TIMEOUT_MS))
+          .whenComplete((reply, failure) -> {
+            if (failure != null || !reply.isSuccess()) {
+              LOG.warn("Member {} could not step down: {}", config.self(),
+                  failure != null ? failure.toString() : reply.getException());
+            }
+          });
+    } catch (IOException e) {
+      LOG.warn("Member {} could not step down", config.self(), e);
+    }
   }
 
   /** Called by the state machine whenever this member learns of a new leader. */

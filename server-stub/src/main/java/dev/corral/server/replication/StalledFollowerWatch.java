@@ -1,0 +1,67 @@
+package dev.corral.server.replication;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Spots a follower the leader has stopped bringing up to date although it
+ * answers: Ratis 3.3.0 can leave a member that restarts with an uncommitted
+ * tail of its own behind for good (RATIS-2605: a heartbeat reply raises the
+ * leader's match index for it, and the leader then never backs off far enough
+ * to find where their logs agree). Seen in the bench: a killed leader came back
+ * and stayed behind for minutes, its log repeating INCONSISTENCY replies, until
+ * leadership changed, since a new leader starts every follower afresh.
+ *
+ * <p>A follower counts as stalled when, for {@code stall} on end, it answered
+ * the leader recently, its match index stayed the same, and it was below the
+ * commit index. Pure: the replicator feeds it what Ratis reports and steps
+ * down when it names a follower.
+ */
+final class StalledFollowerWatch {
+  /** One follower as the leader sees it now. */
+  record Follower(String id, long matchIndex, long lastReplyAgoMs) {}
+
+  private final long stallNanos;
+  private final long answeringMs;
+  private final Map<String, Since> stuck = new HashMap<>();
+  private long term = -1;
+
+  private record Since(long matchIndex, long sinceNanos) {}
+
+  /**
+   * @param stall how long a follower may stay behind without progress
+   * @param answering a follower whose last reply is older than this is down or
+   *     cut off, not stalled: stepping down would not help it
+   */
+  StalledFollowerWatch(Duration stall, Duration answering) {
+    this.stallNanos = stall.toNanos();
+    this.answeringMs = answering.toMillis();
+  }
+
+  /**
+   * Looks at the followers of the leader of {@code term}; returns one that has
+   * stalled, if any. A new term starts over.
+   */
+  Optional<Follower> check(long term, long commitIndex, List<Follower> followers, long nowNanos) {
+    if (term != this.term) {
+      this.term = term;
+      stuck.clear();
+    }
+    Optional<Follower> stalled = Optional.empty();
+    for (Follower f : followers) {
+      boolean behind = f.matchIndex() < commitIndex && f.lastReplyAgoMs() <= answeringMs;
+      Since since = stuck.get(f.id());
+      if (!behind) {
+        stuck.remove(f.id());
+      } else if (since == null || since.matchIndex() != f.matchIndex()) {
+        stuck.put(f.id(), new Since(f.matchIndex(), nowNanos));
+      } else if (nowNanos - since.sinceNanos() >= stallNanos && stalled.isEmpty()) {
+        stalled = Optional.of(f);
+      }
+    }
+    return stalled;
+  }
+}
