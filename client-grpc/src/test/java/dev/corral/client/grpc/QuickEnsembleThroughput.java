@@ -8,7 +8,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Not a test: 8 synchronous writers on a 3-member in-process ensemble, for a quick look at throughput. */
+/**
+ * Not a test: 8 synchronous writers on a 3-member in-process ensemble, for a
+ * quick look at throughput. Args: writers, where (leader, follower, all, or a
+ * connect string of a running ensemble), seconds.
+ */
 public final class QuickEnsembleThroughput {
   private QuickEnsembleThroughput() {}
 
@@ -16,6 +20,10 @@ public final class QuickEnsembleThroughput {
     int writers = args.length > 0 ? Integer.parseInt(args[0]) : 8;
     String where = args.length > 1 ? args[1] : "all";
     int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 5;
+    if (where.contains(":")) {
+      run(writers, where, where, seconds);
+      return;
+    }
     try (TestingCluster cluster = new TestingCluster(3)) {
       int leader = cluster.awaitLeader();
       String connect = switch (where) {
@@ -23,11 +31,21 @@ public final class QuickEnsembleThroughput {
         case "follower" -> cluster.getConnectString((leader + 1) % 3);
         default -> cluster.getConnectString();
       };
+      run(writers, where, connect, seconds);
+    }
+  }
+
+  private static void run(int writers, String where, String connect, int seconds) throws Exception {
+    {
       List<CorralClient> clients = new ArrayList<>();
       for (int i = 0; i < writers; i++) {
         CorralClient c = CorralClient.builder().connectString(connect).sessionTimeout(Duration.ofSeconds(20)).build();
         c.blockUntilConnected(30, TimeUnit.SECONDS);
-        c.create("/w" + i, new byte[1024], CreateMode.PERSISTENT);
+        try {
+          c.create("/w" + i, new byte[1024], CreateMode.PERSISTENT);
+        } catch (dev.corral.client.NodeExistsException alreadyThere) {
+          // a running ensemble, written to before
+        }
         clients.add(c);
       }
       for (int round = 0; round < 2; round++) {

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.LongStream;
 import dev.corral.proto.internal.Heartbeats;
 import dev.corral.proto.internal.MemberQuery;
 import java.util.Collection;
@@ -83,7 +84,7 @@ public final class RaftReplicator implements Replicator {
    * group of one. Replaced after a failed entry: Ratis's ordered client closes
    * its window once a request runs out of retries, failing every later one.
    */
-  private final AtomicReference<RaftClient> forwarder;
+  private final AtomicReference<Forwarder> forwarder;
   /** The leader the forwarder was last pointed at (Ratis repeats the same leader's notice). */
   private volatile RaftPeerId forwardingTo;
   private final RaftProperties properties;
@@ -91,6 +92,7 @@ public final class RaftReplicator implements Replicator {
   /** In a group of more than one: looks for followers Ratis left behind (see {@link StalledFollowerWatch}). */
   private final ScheduledExecutorService followerWatcher;
   private final StalledFollowerWatch followerWatch;
+  private final UnreadyLeaderWatch unreadyWatch;
 
   private RaftReplicator(ReplicationConfig config, ReplicatedState state) throws IOException {
     this.config = config;
@@ -120,6 +122,8 @@ public final class RaftReplicator implements Replicator {
     this.properties = properties;
     this.forwarder = config.members().size() == 1 ? null : new AtomicReference<>(newForwarder(null));
     this.followerWatch = new StalledFollowerWatch(FOLLOWER_STALL, config.electionTimeoutMax().multipliedBy(2));
+    // committing a new term's first entry takes one round; four election timeouts (at least 2 s) is stuck
+    this.unreadyWatch = new UnreadyLeaderWatch(max(Duration.ofSeconds(2), config.electionTimeoutMax().multipliedBy(4)));
     this.followerWatcher = config.members().size() == 1 ? null : Executors.newSingleThreadScheduledExecutor(r -> {
       Thread thread = new Thread(r, "corral-follower-watch-" + config.self());
       thread.setDaemon(true);
@@ -128,10 +132,32 @@ public final class RaftReplicator implements Replicator {
   }
 
   /**
+   * A forwarding client, and a future failed when the client is retired, so
+   * that what the client still holds fails at once (outcome unknown) rather
+   * than when its retries against a dead leader run out (measured: 3.3 s after
+   * a kill -9 of the leader).
+   */
+  private record Forwarder(RaftClient client, CompletableFuture<RaftClientReply> retired) {
+    Forwarder(RaftClient client) {
+      this(client, new CompletableFuture<>());
+    }
+
+    void retire(String why) {
+      retired.completeExceptionally(new IOException("the forwarding client was retired: " + why));
+      closeQuietly(client);
+    }
+
+    /** Sends an entry; fails when Ratis does or this forwarder is retired, whichever comes first. */
+    CompletableFuture<RaftClientReply> send(Message message) {
+      return client.async().send(message).applyToEither(retired, reply -> reply);
+    }
+  }
+
+  /**
    * A client that sends to {@code leader} first (any member when null) and
    * follows redirects and elections for about one operation timeout.
    */
-  private RaftClient newForwarder(RaftPeerId leader) {
+  private Forwarder newForwarder(RaftPeerId leader) {
     int attempts = (int) Math.max(1, config.operationTimeout().toMillis() / FORWARD_RETRY_SLEEP_MS);
     RaftClient.Builder builder = RaftClient.newBuilder()
         .setRaftGroup(group)
@@ -142,21 +168,28 @@ public final class RaftReplicator implements Replicator {
     if (leader != null) {
       builder.setLeaderId(leader);
     }
-    return builder.build();
+    return new Forwarder(builder.build());
   }
 
   /** Swaps a failed forwarding client for a fresh one (once, however many of its requests failed). */
-  private void replaceForwarder(RaftClient failed) {
-    if (lifecycle.get() == Lifecycle.RUNNING && forwarder.compareAndSet(failed, newForwarder(leaderNow()))) {
-      closeQuietly(failed);
+  private void replaceForwarder(Forwarder failed) {
+    if (lifecycle.get() != Lifecycle.RUNNING || forwarder.get() != failed) {
+      return;
+    }
+    Forwarder fresh = newForwarder(leaderNow());
+    if (forwarder.compareAndSet(failed, fresh)) {
+      failed.retire("an entry sent through it failed");
+    } else {
+      fresh.retire("another thread replaced the failed client first");
     }
   }
 
   /**
    * A new leader: forward to it with a fresh client. The old client may still
    * be retrying against the dead leader (measured: forwarded writes stalled for
-   * seconds after a kill -9); closing it fails what it still holds as outcome
-   * unknown, which is what those writes are.
+   * seconds after a kill -9); retiring it fails what it still holds at once, as
+   * outcome unknown, which is what those writes are (their streams then end, and
+   * their clients re-attach before they retry).
    */
   private void forwardTo(RaftPeerId leader) {
     if (forwarder == null || leader == null || selfId.equals(leader) || leader.equals(forwardingTo)
@@ -164,8 +197,7 @@ public final class RaftReplicator implements Replicator {
       return;
     }
     forwardingTo = leader;
-    RaftClient old = forwarder.getAndSet(newForwarder(leader));
-    closeQuietly(old);
+    forwarder.getAndSet(newForwarder(leader)).retire("member " + leader + " leads now");
   }
 
   private RaftPeerId leaderNow() {
@@ -209,7 +241,7 @@ public final class RaftReplicator implements Replicator {
         throw new IOException("closed while starting");
       }
       if (followerWatcher != null) {
-        followerWatcher.scheduleWithFixedDelay(this::stepDownIfAFollowerStalled, FOLLOWER_WATCH_PERIOD_MS,
+        followerWatcher.scheduleWithFixedDelay(this::stepDownIfStuck, FOLLOWER_WATCH_PERIOD_MS,
             FOLLOWER_WATCH_PERIOD_MS, TimeUnit.MILLISECONDS);
       }
     } catch (IOException | InterruptedException | RuntimeException e) {
@@ -294,7 +326,7 @@ public final class RaftReplicator implements Replicator {
       followerWatcher.shutdownNow();
     }
     if (forwarder != null) {
-      closeQuietly(forwarder.get());
+      forwarder.get().retire("the replicator is closed");
     }
     try {
       server.close();
@@ -332,10 +364,10 @@ public final class RaftReplicator implements Replicator {
             : CompletableFuture.<RaftClientReply>failedFuture(failure);
       }).thenCompose(f -> f);
     }
-    RaftClient client = forwarder.get();
-    return client.async().send(message).whenComplete((reply, failure) -> {
+    Forwarder through = forwarder.get();
+    return through.send(message).whenComplete((reply, failure) -> {
       if (failure != null || !reply.isSuccess()) {
-        replaceForwarder(client);
+        replaceForwarder(through);
       }
     }).thenApply(RaftReplicator::successful);
   }
@@ -368,7 +400,7 @@ public final class RaftReplicator implements Replicator {
     MemberQuery query = MemberQuery.newBuilder()
         .setHeartbeats(Heartbeats.newBuilder().addAllSessionIds(sessionIds)).build();
     // unordered: a heartbeat that fails must not close the ordered window the writes use
-    return forwarder.get().async()
+    return forwarder.get().client().async()
         .sendReadOnlyUnordered(Message.valueOf(query.toByteString().asReadOnlyByteBuffer()))
         .thenApply(reply -> {
           successful(reply);
@@ -395,18 +427,26 @@ public final class RaftReplicator implements Replicator {
   }
 
   /**
-   * On the leader: steps down when a follower that answers has been left
-   * behind (a Ratis bug, see {@link StalledFollowerWatch}); the next leader,
-   * maybe this member again, brings it up to date.
+   * On the leader: steps down when it cannot commit the first entry of its
+   * term ({@link UnreadyLeaderWatch}) or a follower that answers has been left
+   * behind ({@link StalledFollowerWatch}), both from a Ratis bug; the next
+   * leader, maybe this member again, starts its appenders afresh.
    */
-  private void stepDownIfAFollowerStalled() {
+  private void stepDownIfStuck() {
     try {
       RaftServer.Division d = division;
       if (d == null || lifecycle.get() != Lifecycle.RUNNING || !d.getInfo().isLeader()) {
         return;
       }
-      List<RaftProtos.ServerRpcProto> rpcs = d.getInfo().getRoleInfoProto().getLeaderInfo().getFollowerInfoList();
+      long term = d.getInfo().getCurrentTerm();
       long[] matchIndices = d.getInfo().getFollowerMatchIndices();
+      if (unreadyWatch.stuck(term, d.getInfo().isLeaderReady(), LongStream.of(matchIndices).sum(), System.nanoTime())) {
+        LOG.warn("Member {} has led term {} without committing an entry of it; it steps down so that a new"
+            + " election starts the appenders afresh (Ratis RATIS-2605)", config.self(), term);
+        stepDown();
+        return;
+      }
+      List<RaftProtos.ServerRpcProto> rpcs = d.getInfo().getRoleInfoProto().getLeaderInfo().getFollowerInfoList();
       if (rpcs.size() != matchIndices.length) {
         return; // the followers changed between the two calls: look again next time
       }
@@ -416,7 +456,7 @@ public final class RaftReplicator implements Replicator {
             rpcs.get(i).getLastRpcElapsedTimeMs()));
       }
       long commitIndex = d.getRaftLog().getLastCommittedIndex();
-      followerWatch.check(d.getInfo().getCurrentTerm(), commitIndex, followers, System.nanoTime())
+      followerWatch.check(term, commitIndex, followers, System.nanoTime())
           .ifPresent(stalled -> {
             LOG.warn("Member {} answers but has stayed at log index {} for {} s while the commit index is {};"
                     + " member {} steps down so that a new leader brings it up to date (Ratis RATIS-2605)",
@@ -426,6 +466,10 @@ public final class RaftReplicator implements Replicator {
     } catch (RuntimeException e) {
       LOG.warn("checking the followers failed", e);
     }
+  }
+
+  private static Duration max(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
   }
 
   private void stepDown() {
