@@ -55,12 +55,13 @@ public record ServerConfig(
   /** The member id of a single server: stable, since the Raft log names it. */
   public static final String SINGLE_MEMBER_ID = "1";
   /**
-   * Election timeouts of an ensemble member, by measurement (bench W6, 3 member JVMs on 2 cores under
-   * load average ~14): 300-600 ms elected a new leader in ~0.8 s after kill -9 of the old one (1000-2000 ms:
-   * ~2 s), with no spurious leader change in 60 s of load for either.
+   * Election timeouts of an ensemble member, by measurement (bench W6, 3 member JVMs on 2 cores, load
+   * average 4-14): after kill -9 of the leader, the first write came 0.79 s later (median of 5) with
+   * 200-400 ms, 1.04 s with 300-600 ms (ZooKeeper: 0.79 s); 1000-2000 ms took ~2 s to elect. None had a
+   * spurious leader change in 60 s of load. Ratis's 150-300 ms lost leaders to GC and JIT pauses here.
    */
-  public static final Duration DEFAULT_ELECTION_TIMEOUT_MIN = Duration.ofMillis(300);
-  public static final Duration DEFAULT_ELECTION_TIMEOUT_MAX = Duration.ofMillis(600);
+  public static final Duration DEFAULT_ELECTION_TIMEOUT_MIN = Duration.ofMillis(200);
+  public static final Duration DEFAULT_ELECTION_TIMEOUT_MAX = Duration.ofMillis(400);
 
   public ServerConfig {
     Objects.requireNonNull(host, "host");

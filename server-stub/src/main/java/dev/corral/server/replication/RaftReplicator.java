@@ -64,7 +64,7 @@ public final class RaftReplicator implements Replicator {
   private static final long LEADER_NOT_READY_RETRY_MS = 10;
   /** A follower that answers yet gets no entries for this long makes the leader step down. */
   static final Duration FOLLOWER_STALL = Duration.ofSeconds(20);
-  private static final long FOLLOWER_WATCH_PERIOD_MS = 1000;
+  private static final long FOLLOWER_WATCH_PERIOD_MS = 250;
   private static final long STEP_DOWN_TIMEOUT_MS = 5000;
 
   private enum Lifecycle { NEW, STARTING, RUNNING, CLOSED }
@@ -122,8 +122,9 @@ public final class RaftReplicator implements Replicator {
     this.properties = properties;
     this.forwarder = config.members().size() == 1 ? null : new AtomicReference<>(newForwarder(null));
     this.followerWatch = new StalledFollowerWatch(FOLLOWER_STALL, config.electionTimeoutMax().multipliedBy(2));
-    // committing a new term's first entry takes one round; four election timeouts (at least 2 s) is stuck
-    this.unreadyWatch = new UnreadyLeaderWatch(max(Duration.ofSeconds(2), config.electionTimeoutMax().multipliedBy(4)));
+    // committing a new term's first entry takes one round (milliseconds); two election timeouts, at least 1 s,
+    // with no follower moving, is stuck (W6: a leader stuck for 2 s made the first write after a kill 3.6 s)
+    this.unreadyWatch = new UnreadyLeaderWatch(max(Duration.ofSeconds(1), config.electionTimeoutMax().multipliedBy(2)));
     this.followerWatcher = config.members().size() == 1 ? null : Executors.newSingleThreadScheduledExecutor(r -> {
       Thread thread = new Thread(r, "corral-follower-watch-" + config.self());
       thread.setDaemon(true);

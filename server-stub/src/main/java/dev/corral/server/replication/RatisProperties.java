@@ -20,7 +20,8 @@ final class RatisProperties {
     GrpcConfigKeys.Server.setHost(p, self.host());
     GrpcConfigKeys.Server.setPort(p, self.port());
 
-    // Elections: 1-2 s by default; the Ratis default 150-300 ms loses leaders to GC/JIT pauses.
+    // Elections: chosen by ServerConfig (see DEFAULT_ELECTION_TIMEOUT_MIN); Ratis's 150-300 ms lost leaders to
+    // GC and JIT pauses on 2 cores.
     RaftServerConfigKeys.Rpc.setTimeoutMin(p, time(config.electionTimeoutMin()));
     RaftServerConfigKeys.Rpc.setTimeoutMax(p, time(config.electionTimeoutMax()));
     RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(p, time(config.electionTimeoutMin()));
