@@ -83,16 +83,18 @@ final class CorralStateMachine extends BaseStateMachine {
 
   /**
    * On the leader, as it takes an entry (its own or a follower's): writes the
-   * leader's time into it, so that every member applies the same time.
+   * leader's time into it, so that every member applies the same time. The
+   * time field is appended to the proposer's bytes, not merged by parsing and
+   * re-serializing the whole entry: a protobuf parser keeps the last value of
+   * a field that appears twice (and proposers leave it unset).
    */
   @Override
-  public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
-    LogEntry entry = LogEntry.parseFrom(request.getMessage().getContent().asReadOnlyByteBuffer());
-    LogEntry stamped = entry.toBuilder().setTimeMs(entryClock.stamp()).build();
+  public TransactionContext startTransaction(RaftClientRequest request) {
+    byte[] time = LogEntry.newBuilder().setTimeMs(entryClock.stamp()).build().toByteArray();
     return TransactionContext.newBuilder()
         .setStateMachine(this)
         .setClientRequest(request)
-        .setLogData(UnsafeByteOperations.unsafeWrap(stamped.toByteString().asReadOnlyByteBuffer()))
+        .setLogData(request.getMessage().getContent().concat(UnsafeByteOperations.unsafeWrap(time)))
         .build();
   }
 

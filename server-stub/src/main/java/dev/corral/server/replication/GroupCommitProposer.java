@@ -19,6 +19,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -46,23 +47,10 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
 
   private static final long NO_LEADER_POLL_MS = 10;
 
-  private static final class Proposal {
-    final Txn txn;
-    final CompletableFuture<TxnResult> future;
-    /** Set once its entry was handed to the log: a failure after that leaves the outcome unknown. */
-    volatile boolean sent;
-
+  /** {@code sent} is set once its entry was handed to the log: a failure after that leaves the outcome unknown. */
+  private record Proposal(Txn txn, CompletableFuture<TxnResult> future, AtomicBoolean sent) {
     Proposal(Txn txn, CompletableFuture<TxnResult> future) {
-      this.txn = txn;
-      this.future = future;
-    }
-
-    Txn txn() {
-      return txn;
-    }
-
-    CompletableFuture<TxnResult> future() {
-      return future;
+      this(txn, future, new AtomicBoolean());
     }
 
     long id() {
@@ -245,7 +233,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   private void submit(List<Proposal> batch) {
     LogEntry.Builder entry = LogEntry.newBuilder(); // the leader stamps its time as it takes the entry
     batch.forEach(p -> {
-      p.sent = true;
+      p.sent().set(true);
       entry.addTxns(p.txn());
     });
     CompletableFuture<?> replied;
@@ -265,7 +253,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
 
   private void scheduleTimeout(Proposal proposal) {
     try {
-      ScheduledFuture<?> expiry = timer.schedule(() -> fail(proposal, proposal.sent
+      ScheduledFuture<?> expiry = timer.schedule(() -> fail(proposal, proposal.sent().get()
               ? new ReplicationException(ErrorCode.OPERATION_TIMEOUT,
                   "not applied within " + timeout + "; the outcome is unknown", null)
               : notReady("not sent within " + timeout

@@ -64,7 +64,7 @@ public final class RaftReplicator implements Replicator {
   private static final long LEADER_NOT_READY_RETRY_MS = 10;
   /** A follower that answers yet gets no entries for this long makes the leader step down. */
   static final Duration FOLLOWER_STALL = Duration.ofSeconds(20);
-  private static final long FOLLOWER_WATCH_PERIOD_MS = 250;
+  private static final long STUCK_CHECK_PERIOD_MS = 250;
   private static final long STEP_DOWN_TIMEOUT_MS = 5000;
 
   private enum Lifecycle { NEW, STARTING, RUNNING, CLOSED }
@@ -89,8 +89,13 @@ public final class RaftReplicator implements Replicator {
   private volatile RaftPeerId forwardingTo;
   private final RaftProperties properties;
   private volatile RaftServer.Division division;
-  /** In a group of more than one: looks for followers Ratis left behind (see {@link StalledFollowerWatch}). */
-  private final ScheduledExecutorService followerWatcher;
+  /**
+   * Runs the leader's stuck checks (in a group of more than one) and the short
+   * retries of a just-elected leader: on our own thread, since an executor-less
+   * async call would start a thread per task where the common pool has one
+   * worker (2 cores).
+   */
+  private final ScheduledExecutorService timer;
   private final StalledFollowerWatch followerWatch;
   private final UnreadyLeaderWatch unreadyWatch;
 
@@ -125,8 +130,8 @@ public final class RaftReplicator implements Replicator {
     // committing a new term's first entry takes one round (milliseconds); two election timeouts, at least 1 s,
     // with no follower moving, is stuck (W6: a leader stuck for 2 s made the first write after a kill 3.6 s)
     this.unreadyWatch = new UnreadyLeaderWatch(max(Duration.ofSeconds(1), config.electionTimeoutMax().multipliedBy(2)));
-    this.followerWatcher = config.members().size() == 1 ? null : Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread thread = new Thread(r, "corral-follower-watch-" + config.self());
+    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread thread = new Thread(r, "corral-replicator-timer-" + config.self());
       thread.setDaemon(true);
       return thread;
     });
@@ -241,9 +246,9 @@ public final class RaftReplicator implements Replicator {
       if (!lifecycle.compareAndSet(Lifecycle.STARTING, Lifecycle.RUNNING)) {
         throw new IOException("closed while starting");
       }
-      if (followerWatcher != null) {
-        followerWatcher.scheduleWithFixedDelay(this::stepDownIfStuck, FOLLOWER_WATCH_PERIOD_MS,
-            FOLLOWER_WATCH_PERIOD_MS, TimeUnit.MILLISECONDS);
+      if (config.members().size() > 1) {
+        timer.scheduleWithFixedDelay(this::stepDownIfStuck, STUCK_CHECK_PERIOD_MS,
+            STUCK_CHECK_PERIOD_MS, TimeUnit.MILLISECONDS);
       }
     } catch (IOException | InterruptedException | RuntimeException e) {
       close();
@@ -323,9 +328,7 @@ public final class RaftReplicator implements Replicator {
       return;
     }
     proposer.close();
-    if (followerWatcher != null) {
-      followerWatcher.shutdownNow();
-    }
+    timer.shutdownNow();
     if (forwarder != null) {
       forwarder.get().retire("the replicator is closed");
     }
@@ -358,7 +361,7 @@ public final class RaftReplicator implements Replicator {
         // just elected and not ready: Ratis took nothing, so try again shortly (here or at the new leader)
         if (isLeaderNotReady(failure) && System.nanoTime() - deadlineNanos < 0) {
           return CompletableFuture.supplyAsync(() -> submit(message, deadlineNanos),
-              CompletableFuture.delayedExecutor(LEADER_NOT_READY_RETRY_MS, TimeUnit.MILLISECONDS))
+              CompletableFuture.delayedExecutor(LEADER_NOT_READY_RETRY_MS, TimeUnit.MILLISECONDS, timer))
               .thenCompose(f -> f);
         }
         return failure == null ? CompletableFuture.completedFuture(reply)

@@ -276,9 +276,13 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
 
   private void enqueueWrite(Request request) {
     long xid = request.getXid();
-    CompletableFuture<TxnResult> proposal = core.replicator().propose(
-        Txn.newBuilder().setSessionId(sessionId).setAttachment(attachment).setRequest(request));
+    CompletableFuture<TxnResult> proposal = core.replicator().propose(change().setRequest(request));
     enqueue(new Slot(xid, proposal, () -> answerOf(proposal, xid), () -> endIfLeftBehind(proposal)));
+  }
+
+  /** A change the client sends through this stream: refused once the session re-attached elsewhere. */
+  private Txn.Builder change() {
+    return Txn.newBuilder().setSessionId(sessionId).setAttachment(attachment);
   }
 
   /**
@@ -304,10 +308,8 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
   }
 
   private void enqueueClose(long xid) {
-    CompletableFuture<TxnResult> proposal = core.replicator().propose(Txn.newBuilder()
-        .setSessionId(sessionId)
-        .setAttachment(attachment)
-        .setCloseSession(CloseSession.newBuilder().setReason(CloseSession.Reason.CLIENT)));
+    CompletableFuture<TxnResult> proposal = core.replicator().propose(
+        change().setCloseSession(CloseSession.newBuilder().setReason(CloseSession.Reason.CLIENT)));
     enqueue(new Slot(xid, proposal, () -> {
       Response answer = answerOf(proposal, xid);
       return answer.hasError() ? answer : answer.toBuilder().setCloseSession(CloseSessionResult.getDefaultInstance()).build();

@@ -27,6 +27,10 @@ final class Applier {
   }
 
   TxnResult apply(Txn txn) {
+    Error refused = actsForASession(txn) ? refusal(txn) : null;
+    if (refused != null) {
+      return failed(refused);
+    }
     return switch (txn.getKindCase()) {
       case REQUEST -> request(txn);
       case OPEN_SESSION -> openSession(txn.getOpenSession());
@@ -37,9 +41,16 @@ final class Applier {
     };
   }
 
+  private static boolean actsForASession(Txn txn) {
+    return switch (txn.getKindCase()) {
+      case REQUEST, ATTACH_SESSION, CLOSE_SESSION -> true;
+      case OPEN_SESSION, EXPIRE_NODE, KIND_NOT_SET -> false;
+    };
+  }
+
   /**
-   * Why a change sent on behalf of the txn's session cannot apply: the session
-   * is gone, or it was re-attached since the stream the change came through.
+   * Why a change on behalf of the txn's session cannot apply: the session is
+   * gone, or it was re-attached since the stream the change came through.
    */
   private Error refusal(Txn txn) {
     SessionRecord session = state.session(txn.getSessionId());
@@ -54,10 +65,6 @@ final class Applier {
   }
 
   private TxnResult request(Txn txn) {
-    Error refused = refusal(txn);
-    if (refused != null) {
-      return failed(refused);
-    }
     long sessionId = txn.getSessionId();
     Request request = txn.getRequest();
     Writer writer = new Writer(state, zxid, timeMs, sessionId);
@@ -95,19 +102,11 @@ final class Applier {
   }
 
   private TxnResult attachSession(Txn txn) {
-    SessionRecord session = state.session(txn.getSessionId());
-    if (session == null) {
-      return failed(unknownSession(txn.getSessionId()));
-    }
-    state.addSession(session.attachedTo(txn.getAttachSession().getAttachment()));
+    state.addSession(state.session(txn.getSessionId()).attachedTo(txn.getAttachSession().getAttachment()));
     return new TxnResult(Response.newBuilder().setZxid(zxid).build(), List.of());
   }
 
   private TxnResult closeSession(Txn txn) {
-    Error refused = refusal(txn);
-    if (refused != null) {
-      return failed(refused);
-    }
     long sessionId = txn.getSessionId();
     Writer writer = new Writer(state, zxid, timeMs, sessionId);
     List<String> owned = new ArrayList<>(state.ephemeralPaths(sessionId));
