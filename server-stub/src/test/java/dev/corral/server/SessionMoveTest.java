@@ -30,18 +30,16 @@ class SessionMoveTest {
   }
 
   @Test
-  void aWriteLeftInTheEarlierStreamsPipelineIsRefusedOnceTheSessionReattached() {
-    RawSession first = server.open();
-    Response created = first.ok(create("/config", "v0"));
-    server.log.holdWrites();
-    first.sendRequest(setData("/config", "v1", -1));
-    awaitHeldWrites(1); // the write is stuck in the pipeline, unanswered
+  void aWriteLeftInTheEarlierStreamsPipelineIsRefusedOnceTheSessionReattachedAndChangesNothing() {
+    RawSession first = sessionWithAStuckWrite("v1");
     first.breakStream();
 
-    try (RawSession again = RawSession.reattach(server.channel(), first.sessionId(), first.connected().getPassword(),
-        created.getZxid())) {
+    try (RawSession again = reattach(first)) {
       assertTrue(again.next().getConnected().getReattached());
-      server.log.releaseWrites(); // nothing else is held: re-attaching went through the log meanwhile
+      long before = server.core.digest();
+      server.log.releaseWrites(); // the stuck write reaches the log now, after the re-attach
+      assertEquals(before, server.core.digest(), "the write left behind changed nothing");
+
       server.log.holdWrites();
       again.sendRequest(setData("/config", "v1", -1)); // the client re-sends what went unanswered ...
       again.sendRequest(setData("/config", "v2", -1)); // ... then writes on
@@ -61,40 +59,14 @@ class SessionMoveTest {
   }
 
   @Test
-  void aLateWriteThroughTheEarlierStreamIsRefusedWithSessionMovedAndChangesNothing() {
-    RawSession first = server.open();
-    Response created = first.ok(create("/config", "v0"));
-    server.log.holdWrites();
-    first.sendRequest(setData("/config", "stale", -1));
-    awaitHeldWrites(1);
-    first.breakStream();
-
-    try (RawSession again = RawSession.reattach(server.channel(), first.sessionId(), first.connected().getPassword(),
-        created.getZxid())) {
-      assertTrue(again.next().getConnected().getReattached());
-      long before = server.core.digest();
-      server.log.releaseWrites();
-
-      assertEquals(before, server.core.digest());
-      Response read = again.ok(getData("/config", false));
-      assertEquals("v0", read.getGetData().getData().toStringUtf8());
-    }
-  }
-
-  @Test
   void aWriteWithAnUnknownOutcomeEndsItsStreamSoThatItsLateCopyIsRefusedAfterTheClientRetries() {
-    RawSession first = server.open();
-    Response created = first.ok(create("/config", "v0"));
-    server.log.holdWrites();
-    first.sendRequest(setData("/config", "v1", -1));
-    awaitHeldWrites(1);
+    RawSession first = sessionWithAStuckWrite("v1");
     server.log.timeOutHeldWrites();
     assertEquals(ErrorCode.OPERATION_TIMEOUT, first.next().getResponse().getError().getCode());
     assertEquals(ErrorCode.OPERATION_TIMEOUT, first.next().getFatal().getCode(),
         "the stream ends: a retry must come through a new attachment");
 
-    try (RawSession again = RawSession.reattach(server.channel(), first.sessionId(), first.connected().getPassword(),
-        created.getZxid())) {
+    try (RawSession again = reattach(first)) {
       assertTrue(again.next().getConnected().getReattached());
       again.ok(setData("/config", "v1", -1));
       Response later = again.ok(setData("/config", "v2", -1));
@@ -110,13 +82,26 @@ class SessionMoveTest {
   void reattachingEndsTheSessionsEarlierStreamWithSessionMoved() {
     RawSession first = server.open();
     first.ok(create("/a", ""));
-    try (RawSession again = RawSession.reattach(server.channel(), first.sessionId(), first.connected().getPassword(),
-        0)) {
+    try (RawSession again = reattach(first)) {
       assertTrue(again.next().getConnected().getReattached());
       ServerMessage last = first.next();
       assertEquals(ErrorCode.SESSION_MOVED, last.getFatal().getCode());
       again.ok(setData("/a", "still mine", -1));
     }
+  }
+
+  /** A session that created /config ("v0") and whose setData of {@code data} is stuck in the pipeline, unanswered. */
+  private RawSession sessionWithAStuckWrite(String data) {
+    RawSession session = server.open();
+    session.ok(create("/config", "v0"));
+    server.log.holdWrites();
+    session.sendRequest(setData("/config", data, -1));
+    awaitHeldWrites(1);
+    return session;
+  }
+
+  private RawSession reattach(RawSession earlier) {
+    return RawSession.reattach(server.channel(), earlier.sessionId(), earlier.connected().getPassword(), 0);
   }
 
   private void awaitHeldWrites(int count) {
