@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -174,6 +175,16 @@ public final class TestingCluster implements AutoCloseable {
           .findFirst().orElseThrow(() -> new IllegalStateException("no member is running"));
     }
     server.expireSession(sessionId);
+  }
+
+  /**
+   * The member whose server the session's client is attached to now (as
+   * Curator's findConnectionInstance), or empty while it is attached nowhere.
+   */
+  public synchronized OptionalInt memberAttaching(long sessionId) {
+    return IntStream.range(0, servers.length)
+        .filter(i -> servers[i] != null && servers[i].core().isAttachedHere(sessionId))
+        .findFirst();
   }
 
   /** The running server of member {@code index}, for tests that need the server itself. */

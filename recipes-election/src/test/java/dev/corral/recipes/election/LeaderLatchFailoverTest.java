@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.corral.client.ConnectionState;
 import dev.corral.client.CoordinationClient;
 import dev.corral.client.grpc.CorralClient;
 import dev.corral.client.grpc.RetryPolicy;
@@ -40,15 +41,10 @@ class LeaderLatchFailoverTest {
   @Test
   void exactlyOneLatchLeadsBeforeDuringAndAfterALeaderServerFailover() throws Exception {
     cluster = new TestingCluster(3);
+    int leader = cluster.awaitLeader();
     List<String> becameLeader = new CopyOnWriteArrayList<>();
     for (int i = 0; i < 3; i++) {
-      CoordinationClient client = CorralClient.builder()
-          .connectString(cluster.getConnectString())
-          .sessionTimeout(Duration.ofSeconds(10))
-          .retryPolicy(RetryPolicy.exponentialBackoff(10, Duration.ofMillis(100), Duration.ofSeconds(1)))
-          .build();
-      clients.add(client);
-      assertTrue(client.blockUntilConnected(60, TimeUnit.SECONDS));
+      CoordinationClient client = connectAttachedTo(leader); // so that the failover reaches every contender
       LeaderLatch latch = new LeaderLatch(client, "/election/failover", "contender-" + i);
       String id = latch.getId();
       latch.addListener(new LeaderLatchListener() {
@@ -72,7 +68,6 @@ class LeaderLatchFailoverTest {
       }
     }, 0, 5, TimeUnit.MILLISECONDS);
 
-    int leader = cluster.awaitLeader();
     cluster.killServer(leader);
     cluster.awaitLeader();
     // a write through any member proves the ensemble serves again (a setData is retried by the client
@@ -80,8 +75,7 @@ class LeaderLatchFailoverTest {
     clients.get(0).setData("/election/failover", new byte[0]);
     cluster.restartServer(leader);
     await().atMost(Duration.ofSeconds(60)).until(() -> clients.stream()
-        .allMatch(c -> c.state() == dev.corral.client.ConnectionState.CONNECTED
-            || c.state() == dev.corral.client.ConnectionState.RECONNECTED));
+        .allMatch(c -> c.state() == ConnectionState.RECONNECTED)); // every contender's server died under it
 
     await().atMost(Duration.ofSeconds(60)).until(() -> leaders() == 1);
     assertEquals(0, moreThanOne.get(), "two latches led at once");
@@ -90,6 +84,27 @@ class LeaderLatchFailoverTest {
     // a leader whose client was on the dead server steps down while SUSPENDED (as Curator's latch does)
     // and takes leadership back when its session is resumed; no other contender ever leads
     assertEquals(List.of(first), becameLeader.stream().distinct().toList());
+  }
+
+  /**
+   * A client attached to {@code member}'s server: clients list every member
+   * and pick one at random, so a few may be opened (and closed) before one lands there.
+   */
+  private CoordinationClient connectAttachedTo(int member) throws InterruptedException {
+    for (int attempt = 0; attempt < 50; attempt++) {
+      CoordinationClient client = CorralClient.builder()
+          .connectString(cluster.getConnectString())
+          .sessionTimeout(Duration.ofSeconds(10))
+          .retryPolicy(RetryPolicy.exponentialBackoff(10, Duration.ofMillis(100), Duration.ofSeconds(1)))
+          .build();
+      assertTrue(client.blockUntilConnected(60, TimeUnit.SECONDS));
+      if (cluster.memberAttaching(client.sessionId()).orElse(-1) == member) {
+        clients.add(client);
+        return client;
+      }
+      client.close();
+    }
+    throw new AssertionError("no client of 50 attached to member " + member);
   }
 
   private int leaders() {
