@@ -81,11 +81,6 @@ public final class CorralSystem implements BenchSystem {
     }
   }
 
-  /** @param jar the server's shaded jar, or null to run {@code dev.corral.server.Main} from this classpath */
-  public CorralSystem(Path jar) {
-    this(jar, null);
-  }
-
   /**
    * @param jar the server's shaded jar, or null to run {@code dev.corral.server.Main} from this classpath
    * @param electionTimeout W6's members' election timeouts, or null for the server's default

@@ -9,6 +9,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -129,7 +130,9 @@ final class EnsembleWorkload {
           long t1 = System.nanoTime();
           lastOk.set(c, t1);
           if (counted && measuring) {
-            window[c].add(t1 - t0);
+            synchronized (window[c]) { // the main thread merges the windows as measuring ends
+              window[c].add(t1 - t0);
+            }
           }
           if (t0 >= countFrom.get()) {
             firstAfter.compareAndSet(c, 0, t1);
@@ -261,7 +264,9 @@ final class EnsembleWorkload {
     long failed = writers.totalFailures() - failedBefore;
     Samples all = new Samples();
     for (Samples s : writers.window) {
-      all.addAll(s);
+      synchronized (s) { // a writer may be adding its last sample
+        all.addAll(s);
+      }
     }
     double seconds = (end - start) / 1e9;
     double opsPerSec = all.size() / seconds;
@@ -328,8 +333,9 @@ final class EnsembleWorkload {
         if (firstEnd != 0) {
           first.add(firstEnd - killed);
         }
-        watch.firstSince(gone).ifPresent(l -> elected.add(l.nanos() - killed));
-        String newLeader = watch.firstSince(gone).map(l -> String.format(Locale.ROOT,
+        Optional<LeaderWatch.Leader> newlyElected = watch.firstSince(gone);
+        newlyElected.ifPresent(l -> elected.add(l.nanos() - killed));
+        String newLeader = newlyElected.map(l -> String.format(Locale.ROOT,
             "%s (term %d, seen %.0f ms after the kill)", l.self(), l.term(), (l.nanos() - killed) / 1e6))
             .orElse("none seen");
         if (!missing.isEmpty()) {

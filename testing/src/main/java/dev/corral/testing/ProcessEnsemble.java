@@ -423,8 +423,8 @@ public final class ProcessEnsemble implements AutoCloseable {
     }
   }
 
-  private record Settings(int size, Duration tick, Duration electionTimeoutMin, Duration electionTimeoutMax,
-      Duration operationTimeout, List<String> jvmOptions, Duration readyTimeout) {}
+  /** What the running ensemble still needs of its builder (the rest went into the members' config files). */
+  private record Settings(List<String> jvmOptions, Duration readyTimeout) {}
 
   /** Builds a {@link ProcessEnsemble}; each setting may be given once. */
   public static final class Builder {
@@ -510,8 +510,8 @@ public final class ProcessEnsemble implements AutoCloseable {
       }
       boolean owned = this.directory == null;
       Path directory = owned ? TestingResources.newTempDir() : this.directory;
-      Settings settings = new Settings(size, tick, electionTimeoutMin, electionTimeoutMax, operationTimeout,
-          jvmOptions == null ? List.of() : jvmOptions, readyTimeout == null ? Duration.ofSeconds(60) : readyTimeout);
+      Settings settings = new Settings(jvmOptions == null ? List.of() : jvmOptions,
+          readyTimeout == null ? Duration.ofSeconds(60) : readyTimeout);
       List<Integer> ports = freePorts(2 * size);
       StringBuilder servers = new StringBuilder();
       for (int i = 0; i < size; i++) {
