@@ -9,6 +9,7 @@ import dev.corral.proto.v1.AdminGrpc;
 import dev.corral.proto.v1.MemberStatus;
 import dev.corral.proto.v1.StatusRequest;
 import dev.corral.recipes.lock.InterProcessMutex;
+import dev.corral.server.Main;
 import dev.corral.server.ServerConfig;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
@@ -57,22 +58,8 @@ public final class CorralSystem implements BenchSystem {
         throw new IllegalArgumentException("--corral-election-timeout takes MIN-MAX, like 500ms-1000ms, not '"
             + text + "'");
       }
-      return new ElectionTimeout(duration(parts[0]), duration(parts[1]));
-    }
-
-    private static Duration duration(String text) {
-      String t = text.trim();
-      try {
-        if (t.endsWith("ms")) {
-          return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
-        }
-        if (t.endsWith("s")) {
-          return Duration.ofMillis(Math.round(Double.parseDouble(t.substring(0, t.length() - 1)) * 1000));
-        }
-        return Duration.ofMillis(Long.parseLong(t));
-      } catch (NumberFormatException e) {
-        throw new IllegalArgumentException("not a duration: '" + text + "' (500ms, 1s or 500)");
-      }
+      return new ElectionTimeout(Main.durationOf("--corral-election-timeout", parts[0].trim()),
+          Main.durationOf("--corral-election-timeout", parts[1].trim()));
     }
 
     @Override

@@ -175,7 +175,12 @@ public final class Main {
     }
   }
 
-  static Duration durationOf(String key, String value) {
+  /**
+   * A duration as the server's settings write it: 2000 (milliseconds), 2s or 500ms.
+   *
+   * @throws IllegalArgumentException naming {@code key} when {@code value} is none of those
+   */
+  public static Duration durationOf(String key, String value) {
     try {
       if (value.endsWith("ms")) {
         return Duration.ofMillis(Long.parseLong(value.substring(0, value.length() - 2)));
