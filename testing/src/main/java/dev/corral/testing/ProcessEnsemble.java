@@ -10,8 +10,6 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -379,28 +377,6 @@ public final class ProcessEnsemble implements AutoCloseable {
     }
   }
 
-  /** Free loopback ports, all distinct: every socket is held until all are found. */
-  private static List<Integer> freePorts(int count) {
-    List<ServerSocket> sockets = new ArrayList<>();
-    try {
-      for (int i = 0; i < count; i++) {
-        ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        sockets.add(socket);
-      }
-      return sockets.stream().map(ServerSocket::getLocalPort).toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not find " + count + " free ports", e);
-    } finally {
-      for (ServerSocket socket : sockets) {
-        try {
-          socket.close();
-        } catch (IOException ignored) {
-          // a port we only probed
-        }
-      }
-    }
-  }
-
   private static final class Member {
     final String id;
     final int clientPort;
@@ -512,7 +488,7 @@ public final class ProcessEnsemble implements AutoCloseable {
       Path directory = owned ? TestingResources.newTempDir() : this.directory;
       Settings settings = new Settings(jvmOptions == null ? List.of() : jvmOptions,
           readyTimeout == null ? Duration.ofSeconds(60) : readyTimeout);
-      List<Integer> ports = freePorts(2 * size);
+      List<Integer> ports = TestingResources.freePorts(2 * size);
       StringBuilder servers = new StringBuilder();
       for (int i = 0; i < size; i++) {
         servers.append("server.").append(i + 1).append("=127.0.0.1:").append(ports.get(i)).append(':')

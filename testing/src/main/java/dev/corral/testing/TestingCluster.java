@@ -77,9 +77,9 @@ public final class TestingCluster implements AutoCloseable {
     }
     this.tick = tick;
     this.snapshotEvery = snapshotEvery;
+    List<Integer> ports = TestingResources.freePorts(2 * size); // distinct: two members never share a port
     this.members = IntStream.rangeClosed(1, size)
-        .mapToObj(i -> new EnsembleMember(String.valueOf(i), "127.0.0.1", TestingResources.freePort(),
-            TestingResources.freePort()))
+        .mapToObj(i -> new EnsembleMember(String.valueOf(i), "127.0.0.1", ports.get(2 * i - 2), ports.get(2 * i - 1)))
         .toList();
     this.dataDirs = members.stream().map(m -> TestingResources.newTempDir()).toList();
     this.servers = new CorralServer[size];

@@ -2,13 +2,15 @@ package dev.corral.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Free loopback ports and temporary directories for testing servers. */
 final class TestingResources {
@@ -24,12 +26,28 @@ final class TestingResources {
 
   /** A loopback port free right now (another process could still take it before it is bound). */
   static int freePort() {
-    try (ServerSocket socket = new ServerSocket()) {
-      socket.setReuseAddress(true);
-      socket.bind(new InetSocketAddress("127.0.0.1", 0));
-      return socket.getLocalPort();
+    return freePorts(1).get(0);
+  }
+
+  /** Free loopback ports, all distinct: every socket is held until all are found. */
+  static List<Integer> freePorts(int count) {
+    List<ServerSocket> sockets = new ArrayList<>();
+    try {
+      for (int i = 0; i < count; i++) {
+        ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        sockets.add(socket);
+      }
+      return sockets.stream().map(ServerSocket::getLocalPort).toList();
     } catch (IOException e) {
-      throw new UncheckedIOException("could not find a free port", e);
+      throw new UncheckedIOException("could not find " + count + " free ports", e);
+    } finally {
+      for (ServerSocket socket : sockets) {
+        try {
+          socket.close();
+        } catch (IOException ignored) {
+          // a port we only probed
+        }
+      }
     }
   }
 
