@@ -1,12 +1,14 @@
 package dev.corral.client.grpc;
 
 import dev.corral.client.CreateMode;
+import dev.corral.client.NodeExistsException;
 import dev.corral.testing.TestingCluster;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Not a test: 8 synchronous writers on a 3-member in-process ensemble, for a
@@ -36,45 +38,58 @@ public final class QuickEnsembleThroughput {
   }
 
   private static void run(int writers, String where, String connect, int seconds) throws Exception {
-    {
-      List<CorralClient> clients = new ArrayList<>();
+    List<CorralClient> clients = new ArrayList<>();
+    try {
       for (int i = 0; i < writers; i++) {
         CorralClient c = CorralClient.builder().connectString(connect).sessionTimeout(Duration.ofSeconds(20)).build();
-        c.blockUntilConnected(30, TimeUnit.SECONDS);
+        clients.add(c);
+        if (!c.blockUntilConnected(30, TimeUnit.SECONDS)) {
+          throw new IllegalStateException("writer " + i + " opened no session at " + connect + " within 30 s");
+        }
         try {
           c.create("/w" + i, new byte[1024], CreateMode.PERSISTENT);
-        } catch (dev.corral.client.NodeExistsException alreadyThere) {
+        } catch (NodeExistsException alreadyThere) {
           // a running ensemble, written to before
         }
-        clients.add(c);
       }
       for (int round = 0; round < 2; round++) {
-        AtomicLong done = new AtomicLong();
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        List<Thread> threads = new ArrayList<>();
-        for (int i = 0; i < writers; i++) {
-          CorralClient c = clients.get(i);
-          String path = "/w" + i;
-          Thread t = new Thread(() -> {
-            try {
-              while (System.nanoTime() < end) {
-                c.setData(path, new byte[1024]);
-                done.incrementAndGet();
-              }
-            } catch (Exception e) {
-              e.printStackTrace();
-            }
-          });
-          t.start();
-          threads.add(t);
-        }
-        for (Thread t : threads) {
-          t.join();
-        }
+        long done = writeFor(clients, seconds);
         System.out.printf("%s, %d writers on %s: %.0f setData/s%n", round == 0 ? "warm-up" : "measured", writers,
-            where, done.get() / (double) seconds);
+            where, done / (double) seconds);
       }
+    } finally {
       clients.forEach(CorralClient::close);
     }
+  }
+
+  /** Every client sets its own node in a loop for {@code seconds}; returns how many writes were done. */
+  private static long writeFor(List<CorralClient> clients, int seconds) throws InterruptedException {
+    AtomicLong done = new AtomicLong();
+    AtomicReference<Exception> failure = new AtomicReference<>();
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+    List<Thread> threads = new ArrayList<>();
+    for (int i = 0; i < clients.size(); i++) {
+      CorralClient c = clients.get(i);
+      String path = "/w" + i;
+      Thread t = new Thread(() -> {
+        try {
+          while (System.nanoTime() < end) {
+            c.setData(path, new byte[1024]);
+            done.incrementAndGet();
+          }
+        } catch (Exception e) {
+          failure.compareAndSet(null, e);
+        }
+      });
+      t.start();
+      threads.add(t);
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+    if (failure.get() != null) {
+      throw new IllegalStateException("a writer failed", failure.get());
+    }
+    return done.get();
   }
 }
