@@ -35,6 +35,12 @@ final class RatisProperties {
     RaftServerConfigKeys.Log.setUnsafeFlushEnabled(p, false);
     RaftServerConfigKeys.Log.setAsyncFlushEnabled(p, false);
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(config.logSegmentBytes()));
+    // No metadata entry after each commit. Ratis appends one (holding the commit index) to the log after every
+    // commit, so each write cost two appends and two fsyncs, and the next write waited behind the second one:
+    // in-process proposals went from 0.47-0.56 ms to 0.31-0.43 ms p50 without it. Raft does not need the commit
+    // index on disk; a restarted member learns it from the leader (a group of one commits its new term's first
+    // entry at start, which start() waits for).
+    RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
     // Closed segments kept in memory for followers that lag a little; bounded.
     RaftServerConfigKeys.Log.setSegmentCacheNumMax(p, 4);
     RaftServerConfigKeys.Log.setSegmentCacheSizeMax(p, SizeInBytes.valueOf("128MB"));

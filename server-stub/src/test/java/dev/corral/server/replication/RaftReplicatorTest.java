@@ -114,8 +114,7 @@ class RaftReplicatorTest {
     long once = Zxid.logIndex(replicator.propose(txns.create("/once")).get(WAIT_SECONDS, TimeUnit.SECONDS)
         .response().getZxid());
 
-    // Ratis follows the commit of /once with a metadata entry of its own, applied before or after
-    // the first snapshot: either way the second request finds no new txn and writes nothing
+    // the second request finds no txn applied after the first snapshot and writes nothing
     replicator.takeSnapshot();
     List<Long> first = snapshotIndexes();
     replicator.takeSnapshot();
@@ -135,7 +134,7 @@ class RaftReplicatorTest {
     List<Long> before = snapshotIndexes();
     replicator.close();
 
-    // once started, the new leader has applied its configuration entry (and maybe a metadata entry)
+    // once started, the new leader has applied its configuration entry
     RecordingState second = new RecordingState();
     RaftReplicator restarted = start(config, second);
     restarted.takeSnapshot();
