@@ -5,6 +5,7 @@ import dev.corral.proto.internal.Txn;
 import dev.corral.server.tree.TxnResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,6 +66,8 @@ public final class RaftReplicator implements Replicator {
   /** A follower that answers yet gets no entries for this long makes the leader step down. */
   static final Duration FOLLOWER_STALL = Duration.ofSeconds(20);
   private static final long STUCK_CHECK_PERIOD_MS = 250;
+  /** How often a follower looks at how long ago it heard from the leader ({@link DeadLeaderWatch}). */
+  private static final long LEADER_CHECK_PERIOD_MS = 20;
   private static final long STEP_DOWN_TIMEOUT_MS = 5000;
 
   private enum Lifecycle { NEW, STARTING, RUNNING, CLOSED }
@@ -98,6 +101,8 @@ public final class RaftReplicator implements Replicator {
   private final ScheduledExecutorService timer;
   private final StalledFollowerWatch followerWatch;
   private final UnreadyLeaderWatch unreadyWatch;
+  private final DeadLeaderWatch deadLeaderWatch; // used on the timer thread only
+  private final AtomicLong electionsForDeadLeaders = new AtomicLong();
 
   private RaftReplicator(ReplicationConfig config, ReplicatedState state) throws IOException {
     this.config = config;
@@ -130,6 +135,7 @@ public final class RaftReplicator implements Replicator {
     // committing a new term's first entry takes one round (milliseconds); two election timeouts, at least 1 s,
     // with no follower moving, is stuck (W6: a leader stuck for 2 s made the first write after a kill 3.6 s)
     this.unreadyWatch = new UnreadyLeaderWatch(max(Duration.ofSeconds(1), config.electionTimeoutMax().multipliedBy(2)));
+    this.deadLeaderWatch = new DeadLeaderWatch(config.electionTimeoutMin());
     this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread thread = new Thread(r, "corral-replicator-timer-" + config.self());
       thread.setDaemon(true);
@@ -249,6 +255,8 @@ public final class RaftReplicator implements Replicator {
       if (config.members().size() > 1) {
         timer.scheduleWithFixedDelay(this::stepDownIfStuck, STUCK_CHECK_PERIOD_MS,
             STUCK_CHECK_PERIOD_MS, TimeUnit.MILLISECONDS);
+        timer.scheduleWithFixedDelay(this::electIfLeaderGone, LEADER_CHECK_PERIOD_MS,
+            LEADER_CHECK_PERIOD_MS, TimeUnit.MILLISECONDS);
       }
     } catch (IOException | InterruptedException | RuntimeException e) {
       close();
@@ -470,6 +478,65 @@ public final class RaftReplicator implements Replicator {
     } catch (RuntimeException e) {
       LOG.warn("checking the followers failed", e);
     }
+  }
+
+  /**
+   * On a follower: starts an election now when the leader has been silent for
+   * a while and its peer port refuses connections (its process is gone), see
+   * {@link DeadLeaderWatch}. The election is started the way a leader hands
+   * over leadership (Ratis's StartLeaderElection, asked of this member in
+   * process): this member becomes a candidate at once, in a new term. Raft's
+   * vote still decides; only the wait for the timeout is skipped.
+   */
+  private void electIfLeaderGone() {
+    try {
+      RaftServer.Division d = division;
+      if (d == null || lifecycle.get() != Lifecycle.RUNNING || !d.getInfo().isFollower()) {
+        return;
+      }
+      RaftPeerId leader = d.getInfo().getLeaderId();
+      RaftProtos.FollowerInfoProto follower = d.getInfo().getRoleInfoProto().getFollowerInfo();
+      if (leader == null || !follower.hasLeaderInfo()) {
+        return;
+      }
+      long silentMs = follower.getLeaderInfo().getLastRpcElapsedTimeMs();
+      List<String> ids = config.members().stream().map(RaftMember::id).toList();
+      int rank = DeadLeaderWatch.rank(ids, leader.toString(), config.self());
+      if (!deadLeaderWatch.due(silentMs, rank, System.nanoTime())) {
+        return;
+      }
+      RaftMember leaderMember = config.members().stream()
+          .filter(m -> m.id().equals(leader.toString())).findFirst().orElse(null);
+      if (leaderMember == null
+          || !DeadLeaderWatch.refusesConnections(new InetSocketAddress(leaderMember.host(), leaderMember.port()))) {
+        return;
+      }
+      long term = d.getInfo().getCurrentTerm();
+      LOG.info("Member {} has not heard from leader {} for {} ms and its peer port {} refuses connections:"
+          + " it starts an election now (term {})", config.self(), leader, silentMs, leaderMember.address(), term);
+      RaftProtos.StartLeaderElectionReplyProto reply = server.startLeaderElection(
+          RaftProtos.StartLeaderElectionRequestProto.newBuilder()
+              .setServerRequest(RaftProtos.RaftRpcRequestProto.newBuilder()
+                  .setRequestorId(leader.toByteString())
+                  .setReplyId(selfId.toByteString())
+                  .setRaftGroupId(RaftProtos.RaftGroupIdProto.newBuilder().setId(group.getGroupId().toByteString()))
+                  .setCallId(callIds.incrementAndGet()))
+              .setLeaderLastEntry(d.getRaftLog().getLastEntryTermIndex().toProto())
+              .build());
+      if (reply.getServerReply().getSuccess()) {
+        electionsForDeadLeaders.incrementAndGet();
+      } else {
+        LOG.info("Member {} could not start an election now (its log or term moved on); the timeout will",
+            config.self());
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Member {} could not check on its leader", config.self(), e);
+    }
+  }
+
+  /** How many elections this member started because its leader's process was gone (for tests). */
+  long electionsForDeadLeaders() {
+    return electionsForDeadLeaders.get();
   }
 
   private static Duration max(Duration a, Duration b) {
