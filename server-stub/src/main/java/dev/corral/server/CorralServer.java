@@ -71,6 +71,10 @@ public final class CorralServer implements AutoCloseable {
     Server grpc;
     try {
       grpc = transport
+          // handlers never wait on I/O (writes are queued to the log; a read waits only for the apply lock),
+          // so they run on the transport's own threads: one thread hand-off less per request
+          // (W1 1 client, p50: getData 0.093 -> 0.058 ms, setData 0.571 -> 0.413 ms)
+          .directExecutor()
           // the session stream refuses messages over the cap with a clear error;
           // the transport only cuts off what is far beyond it
           .maxInboundMessageSize(transportCeiling(config))
