@@ -292,8 +292,14 @@ public final class RaftReplicator implements Replicator {
 
   @Override
   public boolean isLeader() {
+    RaftServer.Division d = runningDivision();
+    return d != null && d.getInfo().isLeader();
+  }
+
+  /** This member's Raft division while the replicator runs; null before start() finished and once closed. */
+  private RaftServer.Division runningDivision() {
     RaftServer.Division d = division;
-    return lifecycle.get() == Lifecycle.RUNNING && d != null && d.getInfo().isLeader();
+    return d != null && lifecycle.get() == Lifecycle.RUNNING ? d : null;
   }
 
   /**
@@ -422,9 +428,9 @@ public final class RaftReplicator implements Replicator {
 
   @Override
   public GroupView view() {
-    RaftServer.Division d = division;
+    RaftServer.Division d = runningDivision();
     List<String> ids = config.members().stream().map(RaftMember::id).toList();
-    if (d == null || lifecycle.get() != Lifecycle.RUNNING) {
+    if (d == null) {
       return new GroupView(config.self(), GroupView.Role.UNKNOWN, 0, "", ids);
     }
     RaftPeerId leader = d.getInfo().getLeaderId();
@@ -446,8 +452,8 @@ public final class RaftReplicator implements Replicator {
    */
   private void stepDownIfStuck() {
     try {
-      RaftServer.Division d = division;
-      if (d == null || lifecycle.get() != Lifecycle.RUNNING || !d.getInfo().isLeader()) {
+      RaftServer.Division d = runningDivision();
+      if (d == null || !d.getInfo().isLeader()) {
         return;
       }
       long term = d.getInfo().getCurrentTerm();
@@ -490,8 +496,8 @@ public final class RaftReplicator implements Replicator {
    */
   private void electIfLeaderGone() {
     try {
-      RaftServer.Division d = division;
-      if (d == null || lifecycle.get() != Lifecycle.RUNNING || !d.getInfo().isFollower()) {
+      RaftServer.Division d = runningDivision();
+      if (d == null || !d.getInfo().isFollower()) {
         return;
       }
       RaftPeerId leader = d.getInfo().getLeaderId();
