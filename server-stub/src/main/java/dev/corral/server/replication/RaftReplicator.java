@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Predicate;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -38,6 +39,7 @@ import org.apache.ratis.protocol.SnapshotManagementRequest;
 import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.proto.RaftProtos;
 import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
+import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -75,6 +77,8 @@ public final class RaftReplicator implements Replicator {
   private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.NEW);
   private final ReplicationConfig config;
   private final RaftGroup group;
+  /** The members' ids, in config order. */
+  private final List<String> memberIds;
   private final RaftPeerId selfId;
   private final ClientId clientId = ClientId.randomId();
   private final AtomicLong callIds = new AtomicLong();
@@ -108,6 +112,7 @@ public final class RaftReplicator implements Replicator {
     this.config = config;
     this.selfId = RaftPeerId.valueOf(config.self());
     this.group = RaftGroup.valueOf(groupId(config.groupName()), peers(config.members()));
+    this.memberIds = config.members().stream().map(RaftMember::id).toList();
     this.state = state;
     this.proposer = new GroupCommitProposer(config, new GroupCommitProposer.EntrySubmitter() {
       @Override
@@ -253,10 +258,8 @@ public final class RaftReplicator implements Replicator {
         throw new IOException("closed while starting");
       }
       if (config.members().size() > 1) {
-        timer.scheduleWithFixedDelay(this::stepDownIfStuck, STUCK_CHECK_PERIOD_MS,
-            STUCK_CHECK_PERIOD_MS, TimeUnit.MILLISECONDS);
-        timer.scheduleWithFixedDelay(this::electIfLeaderGone, LEADER_CHECK_PERIOD_MS,
-            LEADER_CHECK_PERIOD_MS, TimeUnit.MILLISECONDS);
+        every(STUCK_CHECK_PERIOD_MS, "its followers", DivisionInfo::isLeader, this::stepDownIfStuck);
+        every(LEADER_CHECK_PERIOD_MS, "its leader", DivisionInfo::isFollower, this::electIfLeaderGone);
       }
     } catch (IOException | InterruptedException | RuntimeException e) {
       close();
@@ -429,9 +432,8 @@ public final class RaftReplicator implements Replicator {
   @Override
   public GroupView view() {
     RaftServer.Division d = runningDivision();
-    List<String> ids = config.members().stream().map(RaftMember::id).toList();
     if (d == null) {
-      return new GroupView(config.self(), GroupView.Role.UNKNOWN, 0, "", ids);
+      return new GroupView(config.self(), GroupView.Role.UNKNOWN, 0, "", memberIds);
     }
     RaftPeerId leader = d.getInfo().getLeaderId();
     GroupView.Role role = switch (d.getInfo().getCurrentRole()) {
@@ -441,7 +443,7 @@ public final class RaftReplicator implements Replicator {
       default -> GroupView.Role.UNKNOWN;
     };
     return new GroupView(config.self(), role, d.getInfo().getCurrentTerm(),
-        leader == null ? "" : leader.toString(), ids);
+        leader == null ? "" : leader.toString(), memberIds);
   }
 
   /**
@@ -450,40 +452,32 @@ public final class RaftReplicator implements Replicator {
    * behind ({@link StalledFollowerWatch}), both from a Ratis bug; the next
    * leader, maybe this member again, starts its appenders afresh.
    */
-  private void stepDownIfStuck() {
-    try {
-      RaftServer.Division d = runningDivision();
-      if (d == null || !d.getInfo().isLeader()) {
-        return;
-      }
-      long term = d.getInfo().getCurrentTerm();
-      long[] matchIndices = d.getInfo().getFollowerMatchIndices();
-      if (unreadyWatch.stuck(term, d.getInfo().isLeaderReady(), LongStream.of(matchIndices).sum(), System.nanoTime())) {
-        LOG.warn("Member {} has led term {} without committing an entry of it; it steps down so that a new"
-            + " election starts the appenders afresh (Ratis RATIS-2605)", config.self(), term);
-        stepDown();
-        return;
-      }
-      List<RaftProtos.ServerRpcProto> rpcs = d.getInfo().getRoleInfoProto().getLeaderInfo().getFollowerInfoList();
-      if (rpcs.size() != matchIndices.length) {
-        return; // the followers changed between the two calls: look again next time
-      }
-      List<StalledFollowerWatch.Follower> followers = new ArrayList<>();
-      for (int i = 0; i < rpcs.size(); i++) {
-        followers.add(new StalledFollowerWatch.Follower(rpcs.get(i).getId().getId().toStringUtf8(), matchIndices[i],
-            rpcs.get(i).getLastRpcElapsedTimeMs()));
-      }
-      long commitIndex = d.getRaftLog().getLastCommittedIndex();
-      followerWatch.check(term, commitIndex, followers, System.nanoTime())
-          .ifPresent(stalled -> {
-            LOG.warn("Member {} answers but has stayed at log index {} for {} s while the commit index is {};"
-                    + " member {} steps down so that a new leader brings it up to date (Ratis RATIS-2605)",
-                stalled.id(), stalled.matchIndex(), FOLLOWER_STALL.toSeconds(), commitIndex, config.self());
-            stepDown();
-          });
-    } catch (RuntimeException e) {
-      LOG.warn("checking the followers failed", e);
+  private void stepDownIfStuck(RaftServer.Division d) {
+    long term = d.getInfo().getCurrentTerm();
+    long[] matchIndices = d.getInfo().getFollowerMatchIndices();
+    if (unreadyWatch.stuck(term, d.getInfo().isLeaderReady(), LongStream.of(matchIndices).sum(), System.nanoTime())) {
+      LOG.warn("Member {} has led term {} without committing an entry of it; it steps down so that a new"
+          + " election starts the appenders afresh (Ratis RATIS-2605)", config.self(), term);
+      stepDown();
+      return;
     }
+    List<RaftProtos.ServerRpcProto> rpcs = d.getInfo().getRoleInfoProto().getLeaderInfo().getFollowerInfoList();
+    if (rpcs.size() != matchIndices.length) {
+      return; // the followers changed between the two calls: look again next time
+    }
+    List<StalledFollowerWatch.Follower> followers = new ArrayList<>();
+    for (int i = 0; i < rpcs.size(); i++) {
+      followers.add(new StalledFollowerWatch.Follower(rpcs.get(i).getId().getId().toStringUtf8(), matchIndices[i],
+          rpcs.get(i).getLastRpcElapsedTimeMs()));
+    }
+    long commitIndex = d.getRaftLog().getLastCommittedIndex();
+    followerWatch.check(term, commitIndex, followers, System.nanoTime())
+        .ifPresent(stalled -> {
+          LOG.warn("Member {} answers but has stayed at log index {} for {} s while the commit index is {};"
+                  + " member {} steps down so that a new leader brings it up to date (Ratis RATIS-2605)",
+              stalled.id(), stalled.matchIndex(), FOLLOWER_STALL.toSeconds(), commitIndex, config.self());
+          stepDown();
+        });
   }
 
   /**
@@ -494,50 +488,65 @@ public final class RaftReplicator implements Replicator {
    * process): this member becomes a candidate at once, in a new term. Raft's
    * vote still decides; only the wait for the timeout is skipped.
    */
-  private void electIfLeaderGone() {
-    try {
-      RaftServer.Division d = runningDivision();
-      if (d == null || !d.getInfo().isFollower()) {
-        return;
-      }
-      RaftPeerId leader = d.getInfo().getLeaderId();
-      RaftProtos.FollowerInfoProto follower = d.getInfo().getRoleInfoProto().getFollowerInfo();
-      if (leader == null || !follower.hasLeaderInfo()) {
-        return;
-      }
-      long silentMs = follower.getLeaderInfo().getLastRpcElapsedTimeMs();
-      List<String> ids = config.members().stream().map(RaftMember::id).toList();
-      int rank = DeadLeaderWatch.rank(ids, leader.toString(), config.self());
-      if (!deadLeaderWatch.due(silentMs, rank, System.nanoTime())) {
-        return;
-      }
-      RaftMember leaderMember = config.members().stream()
-          .filter(m -> m.id().equals(leader.toString())).findFirst().orElse(null);
-      if (leaderMember == null
-          || !DeadLeaderWatch.refusesConnections(new InetSocketAddress(leaderMember.host(), leaderMember.port()))) {
-        return;
-      }
-      long term = d.getInfo().getCurrentTerm();
-      LOG.info("Member {} has not heard from leader {} for {} ms and its peer port {} refuses connections:"
-          + " it starts an election now (term {})", config.self(), leader, silentMs, leaderMember.address(), term);
-      RaftProtos.StartLeaderElectionReplyProto reply = server.startLeaderElection(
-          RaftProtos.StartLeaderElectionRequestProto.newBuilder()
-              .setServerRequest(RaftProtos.RaftRpcRequestProto.newBuilder()
-                  .setRequestorId(leader.toByteString())
-                  .setReplyId(selfId.toByteString())
-                  .setRaftGroupId(RaftProtos.RaftGroupIdProto.newBuilder().setId(group.getGroupId().toByteString()))
-                  .setCallId(callIds.incrementAndGet()))
-              .setLeaderLastEntry(d.getRaftLog().getLastEntryTermIndex().toProto())
-              .build());
-      if (reply.getServerReply().getSuccess()) {
-        electionsForDeadLeaders.incrementAndGet();
-      } else {
-        LOG.info("Member {} could not start an election now (its log or term moved on); the timeout will",
-            config.self());
-      }
-    } catch (IOException | RuntimeException e) {
-      LOG.warn("Member {} could not check on its leader", config.self(), e);
+  private void electIfLeaderGone(RaftServer.Division d) throws IOException {
+    RaftPeerId leader = d.getInfo().getLeaderId();
+    RaftProtos.FollowerInfoProto follower = d.getInfo().getRoleInfoProto().getFollowerInfo();
+    if (leader == null || !follower.hasLeaderInfo()) {
+      return;
     }
+    long silentMs = follower.getLeaderInfo().getLastRpcElapsedTimeMs();
+    int rank = DeadLeaderWatch.rank(memberIds, leader.toString(), config.self());
+    if (!deadLeaderWatch.due(silentMs, rank, System.nanoTime())) {
+      return;
+    }
+    RaftMember leaderMember = config.members().stream()
+        .filter(m -> m.id().equals(leader.toString())).findFirst().orElse(null);
+    if (leaderMember == null
+        || !DeadLeaderWatch.refusesConnections(new InetSocketAddress(leaderMember.host(), leaderMember.port()))) {
+      return;
+    }
+    long term = d.getInfo().getCurrentTerm();
+    LOG.info("Member {} has not heard from leader {} for {} ms and its peer port {} refuses connections:"
+        + " it starts an election now (term {})", config.self(), leader, silentMs, leaderMember.address(), term);
+    RaftProtos.StartLeaderElectionReplyProto reply = server.startLeaderElection(
+        RaftProtos.StartLeaderElectionRequestProto.newBuilder()
+            .setServerRequest(RaftProtos.RaftRpcRequestProto.newBuilder()
+                .setRequestorId(leader.toByteString())
+                .setReplyId(selfId.toByteString())
+                .setRaftGroupId(RaftProtos.RaftGroupIdProto.newBuilder().setId(group.getGroupId().toByteString()))
+                .setCallId(callIds.incrementAndGet()))
+            .setLeaderLastEntry(d.getRaftLog().getLastEntryTermIndex().toProto())
+            .build());
+    if (reply.getServerReply().getSuccess()) {
+      electionsForDeadLeaders.incrementAndGet();
+    } else {
+      LOG.info("Member {} could not start an election now (its log or term moved on); the timeout will",
+          config.self());
+    }
+  }
+
+  /** A check of this member's division, run on the timer. */
+  @FunctionalInterface
+  private interface DivisionCheck {
+    void run(RaftServer.Division division) throws IOException;
+  }
+
+  /**
+   * Runs {@code check} on the timer every {@code periodMs} while this member
+   * runs in the role {@code inRole} accepts. A failed check is logged and the
+   * next one still runs (a scheduled task that throws is never run again).
+   */
+  private void every(long periodMs, String what, Predicate<DivisionInfo> inRole, DivisionCheck check) {
+    timer.scheduleWithFixedDelay(() -> {
+      try {
+        RaftServer.Division d = runningDivision();
+        if (d != null && inRole.test(d.getInfo())) {
+          check.run(d);
+        }
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("Member {} could not check on {}", config.self(), what, e);
+      }
+    }, periodMs, periodMs, TimeUnit.MILLISECONDS);
   }
 
   /** How many elections this member started because its leader's process was gone (for tests). */
