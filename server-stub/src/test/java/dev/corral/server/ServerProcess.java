@@ -36,13 +36,17 @@ final class ServerProcess implements AutoCloseable {
 
   /** Starts a server on {@code port} with {@code dataDir} and waits until it serves. */
   static ServerProcess start(int port, Path dataDir, String... extraFlags) throws Exception {
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx512m",
-        "-cp", System.getProperty("java.class.path"),
-        Main.class.getName(),
-        "--port", String.valueOf(port),
-        "--data-dir", dataDir.toString()));
+    return start(List.of(), port, dataDir, extraFlags);
+  }
+
+  /** As {@link #start(int, Path, String...)}, with extra options for the JVM. */
+  static ServerProcess start(List<String> jvmOptions, int port, Path dataDir, String... extraFlags) throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx512m");
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(),
+        "--port", String.valueOf(port), "--data-dir", dataDir.toString()));
     command.addAll(List.of(extraFlags));
     Path log = dataDir.resolveSibling(dataDir.getFileName() + "-" + port + "-" + System.nanoTime() + ".log");
     Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
