@@ -40,7 +40,10 @@ final class Reader {
     if (node == null) {
       return noNode(path);
     }
-    List<String> names = new ArrayList<>(state.childNames(path));
+    List<String> names = new ArrayList<>();
+    for (String child : state.childPaths(path)) {
+      names.add(Paths.name(child));
+    }
     names.sort(Paths.UTF8_ORDER);
     GetChildrenResult result = GetChildrenResult.newBuilder()
         .addAllChildren(names)

@@ -19,7 +19,10 @@ import java.util.Set;
  */
 final class TreeState {
   private final Map<String, Node> nodes;
-  /** Parent path to child names; only parents with at least one child have an entry. */
+  /**
+   * Parent path to its children's paths (the very strings that key {@link #nodes}, so a child costs a set
+   * entry and no second string); only parents with at least one child have an entry.
+   */
   private final Map<String, Set<String>> children = new HashMap<>();
   private final Map<Long, Set<String>> ephemerals = new HashMap<>();
   private final Set<String> ttlPaths = new HashSet<>();
@@ -38,7 +41,7 @@ final class TreeState {
     nodes = new HashMap<>(allNodes);
     sessions = new HashMap<>(allSessions);
     nodes.forEach((path, node) -> index(path, node));
-    nodes.replaceAll((path, node) -> node.withNumChildren(childNames(path).size()));
+    nodes.replaceAll((path, node) -> node.withNumChildren(childPaths(path).size()));
   }
 
   Node node(String path) {
@@ -54,7 +57,8 @@ final class TreeState {
     return new HashMap<>(nodes);
   }
 
-  Set<String> childNames(String parent) {
+  /** The paths of {@code parent}'s children, unordered. */
+  Set<String> childPaths(String parent) {
     return children.getOrDefault(parent, Set.of());
   }
 
@@ -113,7 +117,7 @@ final class TreeState {
     Node node = nodes.remove(path);
     String parent = Paths.parent(path);
     Set<String> siblings = children.get(parent);
-    siblings.remove(Paths.name(path));
+    siblings.remove(path);
     if (siblings.isEmpty()) {
       children.remove(parent);
     }
@@ -156,7 +160,7 @@ final class TreeState {
   private void index(String path, Node node) {
     String parent = Paths.parent(path);
     if (parent != null) {
-      children.computeIfAbsent(parent, p -> new HashSet<>()).add(Paths.name(path));
+      children.computeIfAbsent(parent, p -> new HashSet<>()).add(path);
     }
     if (node.ephemeralOwner() != 0) {
       ephemerals.computeIfAbsent(node.ephemeralOwner(), s -> new HashSet<>()).add(path);
