@@ -45,8 +45,6 @@ public final class TestingCluster implements AutoCloseable {
    */
   private static final Duration ELECTION_TIMEOUT_MIN = Duration.ofMillis(1000);
   private static final Duration ELECTION_TIMEOUT_MAX = Duration.ofMillis(2000);
-  /** Small log segments, so that a test writing a few MiB sees the log purged behind snapshots. */
-  private static final long LOG_SEGMENT_BYTES = 8L << 20;
 
   private final List<EnsembleMember> members;
   private final List<Path> dataDirs;
@@ -221,7 +219,6 @@ public final class TestingCluster implements AutoCloseable {
         .dataDir(dataDirs.get(index))
         .tick(tick)
         .snapshotEvery(snapshotEvery)
-        .logSegmentBytes(LOG_SEGMENT_BYTES)
         .electionTimeout(ELECTION_TIMEOUT_MIN, ELECTION_TIMEOUT_MAX)
         .build());
     synchronized (this) {

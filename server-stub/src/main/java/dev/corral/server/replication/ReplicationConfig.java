@@ -44,7 +44,7 @@ public final class ReplicationConfig {
     maxTxnsPerEntry = or(b.maxTxnsPerEntry, 1_000);
     maxEntryBytes = or(b.maxEntryBytes, 2 << 20);
     maxEntriesInFlight = or(b.maxEntriesInFlight, 4);
-    logSegmentBytes = or(b.logSegmentBytes, 32L << 20);
+    logSegmentBytes = or(b.logSegmentBytes, 4L << 20);
     operationTimeout = or(b.operationTimeout, Duration.ofSeconds(10));
     startTimeout = or(b.startTimeout, Duration.ofSeconds(30));
     clock = or(b.clock, Clock.systemUTC());
