@@ -85,7 +85,8 @@ public final class CorralSystem implements BenchSystem {
   @Override
   public String describe() {
     return (jar != null ? "java -jar " + jar.getFileName() : "java -cp <bench classpath> dev.corral.server.Main")
-        + " --port P --data-dir D --tick 1s (fsync before ack, its default; JVM defaults as bin/corral-server)";
+        + " --port P --data-dir D --tick 1s (fsync before ack, its default; JVM defaults and the server's own"
+        + " heap policy, as bin/corral-server)";
   }
 
   @Override
