@@ -1,5 +1,6 @@
 package dev.corral.server;
 
+import dev.corral.server.replication.ReplicationConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -52,14 +53,6 @@ public record ServerConfig(
   public static final int DEFAULT_PORT = 7181;
   public static final Duration DEFAULT_TICK = Duration.ofSeconds(2);
   public static final int DEFAULT_MAX_DATA_BYTES = 1024 * 1024;
-  /**
-   * The Raft log is kept in memory up to about two segments (the open one, and the last closed one until the
-   * next closes), and purged behind snapshots a segment at a time; 32 MiB segments held bench MEM's whole log
-   * (16 MiB for 100,000 creates) on the heap. An entry larger than a segment still goes into one (Ratis writes
-   * it into the open segment).
-   */
-  public static final long DEFAULT_LOG_SEGMENT_BYTES = 1L << 20;
-  static final long MIN_LOG_SEGMENT_BYTES = 16L << 10;
   /** The member id of a single server: stable, since the Raft log names it. */
   public static final String SINGLE_MEMBER_ID = "1";
   /**
@@ -97,9 +90,9 @@ public record ServerConfig(
       throw new IllegalArgumentException("election timeout must be at least 10ms and max >= min, was "
           + electionTimeoutMin.toMillis() + "ms-" + electionTimeoutMax.toMillis() + "ms");
     }
-    if (logSegmentBytes < MIN_LOG_SEGMENT_BYTES) {
-      throw new IllegalArgumentException("logSegmentBytes must be at least " + MIN_LOG_SEGMENT_BYTES + ", was "
-          + logSegmentBytes);
+    if (logSegmentBytes < ReplicationConfig.MIN_LOG_SEGMENT_BYTES) {
+      throw new IllegalArgumentException("logSegmentBytes must be at least "
+          + ReplicationConfig.MIN_LOG_SEGMENT_BYTES + ", was " + logSegmentBytes);
     }
     if (operationTimeout.toMillis() < 1) {
       throw new IllegalArgumentException("operationTimeout must be positive, was " + operationTimeout);
@@ -177,7 +170,7 @@ public record ServerConfig(
     private Duration electionTimeoutMin;
     private Duration electionTimeoutMax;
     private Duration operationTimeout = Duration.ofSeconds(10);
-    private long logSegmentBytes = DEFAULT_LOG_SEGMENT_BYTES;
+    private long logSegmentBytes = ReplicationConfig.DEFAULT_LOG_SEGMENT_BYTES;
 
     private Builder() {}
 
@@ -272,7 +265,7 @@ public record ServerConfig(
       return this;
     }
 
-    /** Size at which a log segment is closed (default 4 MiB); see {@link #DEFAULT_LOG_SEGMENT_BYTES}. */
+    /** Size at which a log segment is closed; see {@link ReplicationConfig#DEFAULT_LOG_SEGMENT_BYTES}. */
     public Builder logSegmentBytes(long bytes) {
       once("logSegmentBytes");
       this.logSegmentBytes = bytes;
