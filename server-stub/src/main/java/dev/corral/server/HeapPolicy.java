@@ -35,7 +35,7 @@ final class HeapPolicy {
 
   private HeapPolicy() {}
 
-  /** Applies the policy to this JVM; returns the flags it set, as "name=value". */
+  /** Applies the policy to this JVM and logs what it set; returns the flags it set, as "name=value". */
   static List<String> apply() {
     HotSpotDiagnosticMXBean vm = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
     List<String> set = new ArrayList<>();
@@ -43,6 +43,9 @@ final class HeapPolicy {
     setIfDefault(vm, MIN_FREE, MIN_FREE_PERCENT, set);
     setIfDefault(vm, MAX_FREE, MAX_FREE_PERCENT, set);
     setIfDefault(vm, PERIODIC_GC_MS, PERIODIC_GC_EVERY_MS, set);
+    if (!set.isEmpty()) {
+      LOG.info("Heap policy: {}", String.join(", ", set));
+    }
     return set;
   }
 

@@ -12,8 +12,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Starts one Corral server from the command line.
@@ -41,7 +39,6 @@ import org.slf4j.LoggerFactory;
  * its own entry's ports unless {@code port} / {@code raft-port} say otherwise.
  */
 public final class Main {
-  private static final Logger LOG = LoggerFactory.getLogger(Main.class);
   static final Set<String> KEYS = Set.of(
       "host", "port", "raft-port", "data-dir", "tick", "max-data-bytes", "snapshot-every", "config", "id",
       "election-timeout-min", "election-timeout-max", "operation-timeout");
@@ -59,11 +56,8 @@ public final class Main {
       System.exit(2);
       return;
     }
-    List<String> heapFlags = HeapPolicy.apply();
+    HeapPolicy.apply();
     CorralServer server = CorralServer.start(config);
-    if (!heapFlags.isEmpty()) {
-      LOG.info("Heap policy: {}", String.join(", ", heapFlags));
-    }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       server.close();

@@ -1,13 +1,14 @@
 package dev.corral.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,10 +31,20 @@ class HeapPolicyTest {
   void theServerProcessKeepsAFlagGivenOnTheJavaCommandLine(@TempDir Path dir) throws Exception {
     try (ServerProcess server = ServerProcess.start(List.of("-XX:MaxHeapFreeRatio=50"), ServerProcess.freePort(),
         dir.resolve("data"))) {
-      String log = server.log();
+      List<String> flags = nonDefaultFlags(server.pid());
 
-      assertTrue(log.contains("Heap policy: MinHeapFreeRatio=10, G1PeriodicGCInterval=60000"), log);
-      assertFalse(log.contains("MaxHeapFreeRatio="), log);
+      assertTrue(flags.contains("-XX:MaxHeapFreeRatio=50"), flags::toString);
+      assertTrue(flags.contains("-XX:MinHeapFreeRatio=10"), flags::toString);
+      assertTrue(flags.contains("-XX:G1PeriodicGCInterval=60000"), flags::toString);
     }
+  }
+
+  /** The flags a running JVM has away from their defaults, as {@code jcmd PID VM.flags} prints them. */
+  private static List<String> nonDefaultFlags(long pid) throws Exception {
+    Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+        Long.toString(pid), "VM.flags").redirectErrorStream(true).start();
+    String out = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(jcmd.waitFor(60, TimeUnit.SECONDS) && jcmd.exitValue() == 0, out);
+    return List.of(out.trim().split("\\s+"));
   }
 }

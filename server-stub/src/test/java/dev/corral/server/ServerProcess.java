@@ -64,6 +64,10 @@ final class ServerProcess implements AutoCloseable {
     return port;
   }
 
+  long pid() {
+    return process.pid();
+  }
+
   ManagedChannel channel() {
     return NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext().build();
   }
