@@ -8,6 +8,7 @@ import dev.corral.client.CoordinationClient;
 import dev.corral.testing.TestingServer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -50,12 +51,17 @@ class CuratorBarrierScenariosTest {
   void moreMembersThanTheQuantityAllEnterAndAllLeave() throws Exception {
     int qty = 3;
     AtomicInteger entered = new AtomicInteger();
+    CountDownLatch allIn = new CountDownLatch(qty + 2);
     List<Future<Boolean>> members = new ArrayList<>();
     for (int i = 0; i < qty + 2; i++) {
       DistributedDoubleBarrier barrier = new DistributedDoubleBarrier(clients.connect(), PATH, qty);
       members.add(threads.submit(() -> {
         assertTrue(barrier.enter(WAIT_SECONDS, TimeUnit.SECONDS), "entered");
         entered.incrementAndGet();
+        // nobody leaves before all are in: members that arrived after the first ones had left would wait for a
+        // new round of qty that never comes (the test failed that way when the last client connected late)
+        allIn.countDown();
+        assertTrue(allIn.await(WAIT_SECONDS, TimeUnit.SECONDS), "all members entered");
         return barrier.leave(WAIT_SECONDS, TimeUnit.SECONDS);
       }));
     }
