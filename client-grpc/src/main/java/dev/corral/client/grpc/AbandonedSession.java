@@ -67,7 +67,7 @@ final class AbandonedSession implements SessionStream.Listener {
   @Override
   public void connected(SessionStream s, Connected connected) {
     Pending close = new Pending(Request.newBuilder().setCloseSession(CloseSessionRequest.getDefaultInstance())
-        .build(), response -> { }, true);
+        .build(), response -> { }, Delivery.DIRECT);
     if (!s.send(close)) {
       log.info("Could not ask to close abandoned session 0x{}: the stream ended", Long.toHexString(sessionId));
     }

@@ -76,12 +76,12 @@ final class AsyncOps implements AsyncCoordinationClient {
     } catch (InvalidPathException e) {
       return CompletableFuture.failedFuture(e);
     }
-    boolean direct = events.inEventThread();
+    Delivery delivery = events.deliveryHere();
     if (options.protection()) {
-      return new ProtectedCreate(this, path, data, options, direct).run();
+      return new ProtectedCreate(this, path, data, options, delivery).run();
     }
     Request request = Request.newBuilder().setCreate(Protos.create(namespace.toServer(path), data, options)).build();
-    return retrier.run(Idempotence.ONCE, attempt -> send(request, NO_HOOK, direct))
+    return retrier.run(Idempotence.ONCE, attempt -> send(request, NO_HOOK, delivery))
         .thenApply(r -> Protos.created(r.getCreate(), namespace));
   }
 
@@ -95,13 +95,13 @@ final class AsyncOps implements AsyncCoordinationClient {
     if (invalid.isPresent()) {
       return invalid.get();
     }
-    boolean direct = events.inEventThread();
+    Delivery delivery = events.deliveryHere();
     Request request = Request.newBuilder()
         .setDelete(DeleteRequest.newBuilder().setPath(namespace.toServer(path)).setVersion(version)).build();
     AtomicBoolean mayHaveHappened = new AtomicBoolean();
     return retrier.run(Idempotence.REPEATABLE, attempt -> {
       boolean afterLoss = mayHaveHappened.get();
-      return send(request, NO_HOOK, direct).handle((response, failure) -> {
+      return send(request, NO_HOOK, delivery).handle((response, failure) -> {
         if (failure == null) {
           return CompletableFuture.<Void>completedFuture(null);
         }
@@ -120,15 +120,15 @@ final class AsyncOps implements AsyncCoordinationClient {
 
   @Override
   public CompletableFuture<Optional<Stat>> exists(String path) {
-    return exists(path, null, events.inEventThread());
+    return exists(path, null, events.deliveryHere());
   }
 
   @Override
   public CompletableFuture<Optional<Stat>> exists(String path, Watcher watcher) {
-    return exists(path, Objects.requireNonNull(watcher, "watcher"), events.inEventThread());
+    return exists(path, Objects.requireNonNull(watcher, "watcher"), events.deliveryHere());
   }
 
-  private CompletableFuture<Optional<Stat>> exists(String path, Watcher watcher, boolean direct) {
+  private CompletableFuture<Optional<Stat>> exists(String path, Watcher watcher, Delivery delivery) {
     Optional<CompletableFuture<Optional<Stat>>> invalid = invalid(path);
     if (invalid.isPresent()) {
       return invalid.get();
@@ -141,7 +141,7 @@ final class AsyncOps implements AsyncCoordinationClient {
         watches.add(r.getExists().hasStat() ? WatchRegistry.Kind.DATA : WatchRegistry.Kind.EXIST, serverPath, watcher);
       }
     };
-    return retrier.run(Idempotence.REPEATABLE, attempt -> send(request, hook, direct))
+    return retrier.run(Idempotence.REPEATABLE, attempt -> send(request, hook, delivery))
         .thenApply(r -> r.getExists().hasStat() ? Optional.of(Protos.stat(r.getExists().getStat())) : Optional.empty());
   }
 
@@ -174,11 +174,11 @@ final class AsyncOps implements AsyncCoordinationClient {
     if (invalid.isPresent()) {
       return invalid.get();
     }
-    boolean direct = events.inEventThread();
+    Delivery delivery = events.deliveryHere();
     Request request = Request.newBuilder().setSetData(SetDataRequest.newBuilder()
         .setPath(namespace.toServer(path)).setData(ByteString.copyFrom(data)).setVersion(version)).build();
     Idempotence idempotence = version == -1 ? Idempotence.REPEATABLE : Idempotence.ONCE;
-    return retrier.run(idempotence, attempt -> send(request, NO_HOOK, direct))
+    return retrier.run(idempotence, attempt -> send(request, NO_HOOK, delivery))
         .thenApply(r -> Protos.stat(r.getSetData().getStat()));
   }
 
@@ -217,9 +217,9 @@ final class AsyncOps implements AsyncCoordinationClient {
     } catch (InvalidPathException e) {
       return CompletableFuture.failedFuture(e);
     }
-    boolean direct = events.inEventThread();
+    Delivery delivery = events.deliveryHere();
     Request request = Request.newBuilder().setMulti(multi).build();
-    return retrier.run(readOnly ? Idempotence.REPEATABLE : Idempotence.ONCE, attempt -> send(request, NO_HOOK, direct))
+    return retrier.run(readOnly ? Idempotence.REPEATABLE : Idempotence.ONCE, attempt -> send(request, NO_HOOK, delivery))
         .thenApply(r -> Protos.opResults(r.getMulti(), namespace));
   }
 
@@ -287,14 +287,14 @@ final class AsyncOps implements AsyncCoordinationClient {
 
   /** Sends a request that is safe to repeat, under the retry policy. */
   private CompletableFuture<Response> read(Request request, Consumer<Response> hook) {
-    boolean direct = events.inEventThread();
-    return retrier.run(Idempotence.REPEATABLE, attempt -> send(request, hook, direct));
+    Delivery delivery = events.deliveryHere();
+    return retrier.run(Idempotence.REPEATABLE, attempt -> send(request, hook, delivery));
   }
 
   /** One attempt: the answer, or its error as a {@link CoordinationException}. */
-  CompletableFuture<Response> send(Request request, Consumer<Response> hook, boolean direct) {
+  CompletableFuture<Response> send(Request request, Consumer<Response> hook, Delivery delivery) {
     namespaceNode.ensure();
-    return session.submit(request, hook, direct).thenApply(response -> {
+    return session.submit(request, hook, delivery).thenApply(response -> {
       try {
         return Errors.check(response, namespace);
       } catch (CoordinationException e) {

@@ -29,6 +29,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * The Corral client over gRPC: one session, carried by one bidirectional stream
@@ -121,7 +122,7 @@ public final class CorralClient implements CoordinationClient {
   @Override
   public Created create(String path, byte[] data, CreateOptions options)
       throws CoordinationException, InterruptedException {
-    return await(async.create(path, data, options));
+    return await(() -> async.create(path, data, options));
   }
 
   /**
@@ -132,74 +133,74 @@ public final class CorralClient implements CoordinationClient {
    */
   @Override
   public void delete(String path, int version) throws CoordinationException, InterruptedException {
-    await(async.delete(path, version));
+    await(() -> async.delete(path, version));
   }
 
   @Override
   public Optional<Stat> exists(String path) throws CoordinationException, InterruptedException {
-    return await(async.exists(path));
+    return await(() -> async.exists(path));
   }
 
   @Override
   public Optional<Stat> exists(String path, Watcher watcher) throws CoordinationException, InterruptedException {
-    return await(async.exists(path, watcher));
+    return await(() -> async.exists(path, watcher));
   }
 
   @Override
   public NodeData getData(String path) throws CoordinationException, InterruptedException {
-    return await(async.getData(path));
+    return await(() -> async.getData(path));
   }
 
   @Override
   public NodeData getData(String path, Watcher watcher) throws CoordinationException, InterruptedException {
-    return await(async.getData(path, watcher));
+    return await(() -> async.getData(path, watcher));
   }
 
   @Override
   public Stat setData(String path, byte[] data, int version) throws CoordinationException, InterruptedException {
-    return await(async.setData(path, data, version));
+    return await(() -> async.setData(path, data, version));
   }
 
   @Override
   public List<String> getChildren(String path) throws CoordinationException, InterruptedException {
-    return await(async.getChildren(path)).names();
+    return await(() -> async.getChildren(path)).names();
   }
 
   @Override
   public List<String> getChildren(String path, Watcher watcher) throws CoordinationException, InterruptedException {
-    return await(async.getChildren(path, watcher)).names();
+    return await(() -> async.getChildren(path, watcher)).names();
   }
 
   @Override
   public Children getChildrenWithStat(String path) throws CoordinationException, InterruptedException {
-    return await(async.getChildren(path));
+    return await(() -> async.getChildren(path));
   }
 
   @Override
   public Children getChildrenWithStat(String path, Watcher watcher) throws CoordinationException, InterruptedException {
-    return await(async.getChildren(path, watcher));
+    return await(() -> async.getChildren(path, watcher));
   }
 
   @Override
   public List<OpResult> multi(List<Op> ops) throws CoordinationException, InterruptedException {
-    return await(async.multi(ops));
+    return await(() -> async.multi(ops));
   }
 
   @Override
   public void sync(String path) throws CoordinationException, InterruptedException {
-    await(async.sync(path));
+    await(() -> async.sync(path));
   }
 
   @Override
   public void addWatch(String path, AddWatchMode mode, Watcher watcher)
       throws CoordinationException, InterruptedException {
-    await(async.addWatch(path, mode, watcher));
+    await(() -> async.addWatch(path, mode, watcher));
   }
 
   @Override
   public void removeWatches(String path, Watcher watcher, WatcherType type)
       throws CoordinationException, InterruptedException {
-    await(async.removeWatches(path, watcher, type));
+    await(() -> async.removeWatches(path, watcher, type));
   }
 
   @Override
@@ -267,7 +268,9 @@ public final class CorralClient implements CoordinationClient {
     return "CorralClient[session 0x" + Long.toHexString(sessionId()) + ", " + state() + "]";
   }
 
-  private static <T> T await(CompletableFuture<T> future) throws CoordinationException, InterruptedException {
+  /** Makes {@code call} and blocks until it is answered. */
+  private <T> T await(Supplier<CompletableFuture<T>> call) throws CoordinationException, InterruptedException {
+    CompletableFuture<T> future = events.awaiting(call);
     try {
       return future.get();
     } catch (ExecutionException e) {

@@ -10,6 +10,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,15 +20,21 @@ import org.slf4j.LoggerFactory;
  * executor (serialised) or on a thread of its own. A task that throws is logged
  * and delivery goes on. Answers to async calls made on the event thread itself
  * complete on a callback thread of the client's own ({@link #executeCallback}).
+ * The answer to a call whose caller blocks on it completes on the receiving
+ * thread when nothing is queued ahead of it ({@link #executeNowIfIdle}).
  */
 final class EventQueue {
   private static final Logger log = LoggerFactory.getLogger(EventQueue.class);
   private static final AtomicInteger COUNT = new AtomicInteger();
   private static final ThreadLocal<EventQueue> RUNNING = new ThreadLocal<>();
+  /** Set while a thread makes a call it will block on ({@link #awaiting}). */
+  private static final ThreadLocal<Boolean> AWAITING = new ThreadLocal<>();
 
   private final ExecutorService own;
   private final Executor serial;
   private final ThreadPoolExecutor callbacks;
+  /** Tasks queued and not yet finished. */
+  private final AtomicInteger unfinished = new AtomicInteger();
 
   /** On {@code executor} (serialised), or on a thread of its own when null. */
   EventQueue(Executor executor) {
@@ -48,6 +55,7 @@ final class EventQueue {
 
   /** Queues {@code task}; runs it at once if the queue was shut down. */
   void execute(Runnable task) {
+    unfinished.incrementAndGet();
     try {
       serial.execute(() -> {
         RUNNING.set(this);
@@ -57,11 +65,48 @@ final class EventQueue {
           log.error("A watcher, listener or callback threw; event delivery goes on", t);
         } finally {
           RUNNING.remove();
+          unfinished.decrementAndGet();
         }
       });
     } catch (RejectedExecutionException closed) {
+      unfinished.decrementAndGet();
       task.run();
     }
+  }
+
+  /**
+   * Runs {@code completion} on this thread when no task is queued or running,
+   * else queues it behind them. Only for completions that run no user code:
+   * what is queued is every event received before, and it is delivered first.
+   */
+  void executeNowIfIdle(Runnable completion) {
+    if (unfinished.get() == 0) {
+      completion.run();
+    } else {
+      execute(completion);
+    }
+  }
+
+  /**
+   * Makes {@code call} on this thread as a call the caller will block on: its
+   * answers are delivered {@link Delivery#AWAITED} (on the event thread itself,
+   * {@link Delivery#DIRECT} as always).
+   */
+  <T> T awaiting(Supplier<T> call) {
+    AWAITING.set(Boolean.TRUE);
+    try {
+      return call.get();
+    } finally {
+      AWAITING.remove();
+    }
+  }
+
+  /** How answers to a call made on this thread now are delivered. */
+  Delivery deliveryHere() {
+    if (inEventThread()) {
+      return Delivery.DIRECT;
+    }
+    return AWAITING.get() != null ? Delivery.AWAITED : Delivery.QUEUED;
   }
 
   /**

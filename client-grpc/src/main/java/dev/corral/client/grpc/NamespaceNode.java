@@ -40,7 +40,7 @@ final class NamespaceNode {
       inFlight = true;
       Request create = Request.newBuilder().setCreate(CreateRequest.newBuilder()
           .setPath(namespace.root()).setMode(CreateMode.PERSISTENT).setParentMode(CreateMode.PERSISTENT)).build();
-      session.submit(create, response -> { }, true).whenComplete((response, failure) -> {
+      session.submit(create, response -> { }, Delivery.DIRECT).whenComplete((response, failure) -> {
         synchronized (this) {
           inFlight = false;
           if (failure == null) {

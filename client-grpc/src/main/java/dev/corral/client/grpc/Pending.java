@@ -10,23 +10,23 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A request waiting for its answer. Its answer hook (watch registration) runs on
- * the receiving thread, in stream order; its future is completed on the event
- * queue, after every watch event received before the answer, or at once when
- * {@code direct} (internal requests, and calls made from the event thread itself,
- * which would otherwise wait on themselves).
+ * the receiving thread, in stream order; its future is completed as its
+ * {@link Delivery} says, never before a watch event received ahead of the answer
+ * has been delivered, except for {@link Delivery#DIRECT} (internal requests, and
+ * calls made from the event thread itself, which would otherwise wait on themselves).
  */
 final class Pending {
   private final Request request;
   private final Consumer<Response> onAnswer;
-  private final boolean direct;
+  private final Delivery delivery;
   private final CompletableFuture<Response> future = new CompletableFuture<>();
   private long xid;
   private ScheduledFuture<?> timeout;
 
-  Pending(Request request, Consumer<Response> onAnswer, boolean direct) {
+  Pending(Request request, Consumer<Response> onAnswer, Delivery delivery) {
     this.request = request;
     this.onAnswer = onAnswer;
-    this.direct = direct;
+    this.delivery = delivery;
   }
 
   Request request() {
@@ -72,10 +72,11 @@ final class Pending {
   }
 
   private void complete(Runnable completion, EventQueue events) {
-    if (direct) {
-      completion.run();
-    } else {
-      events.execute(completion);
+    switch (delivery) {
+      case DIRECT -> completion.run();
+      case AWAITED -> events.executeNowIfIdle(completion);
+      case QUEUED -> events.execute(completion);
+      default -> throw new IllegalStateException("unknown delivery " + delivery);
     }
   }
 }

@@ -26,11 +26,11 @@ final class ProtectedCreate {
   private final String guid = Protection.newGuid();
   private final String serverParent;
   private final Request create;
-  private final boolean direct;
+  private final Delivery delivery;
 
-  ProtectedCreate(AsyncOps ops, String path, byte[] data, CreateOptions options, boolean direct) {
+  ProtectedCreate(AsyncOps ops, String path, byte[] data, CreateOptions options, Delivery delivery) {
     this.ops = ops;
-    this.direct = direct;
+    this.delivery = delivery;
     String protectedPath = Protection.protect(path, guid);
     this.serverParent = ops.namespace().toServer(Paths.parent(protectedPath));
     this.create = Request.newBuilder()
@@ -42,13 +42,13 @@ final class ProtectedCreate {
   }
 
   private CompletableFuture<Created> createOnce() {
-    return ops.send(create, response -> { }, direct)
+    return ops.send(create, response -> { }, delivery)
         .thenApply(response -> Protos.created(response.getCreate(), ops.namespace()));
   }
 
   private CompletableFuture<Created> findOrCreate() {
     Request list = Request.newBuilder().setGetChildren(GetChildrenRequest.newBuilder().setPath(serverParent)).build();
-    return ops.send(list, response -> { }, direct).handle((response, failure) -> {
+    return ops.send(list, response -> { }, delivery).handle((response, failure) -> {
       if (failure != null) {
         return RetryDecision.codeOf(failure) == Code.NO_NODE
             ? createOnce() : CompletableFuture.<Created>failedFuture(AsyncOps.unwrap(failure));
@@ -60,7 +60,7 @@ final class ProtectedCreate {
 
   private CompletableFuture<Created> adopt(String serverPath) {
     Request exists = Request.newBuilder().setExists(ExistsRequest.newBuilder().setPath(serverPath)).build();
-    return ops.send(exists, response -> { }, direct).thenCompose(response -> {
+    return ops.send(exists, response -> { }, delivery).thenCompose(response -> {
       if (!response.getExists().hasStat()) {
         return createOnce();
       }

@@ -92,8 +92,8 @@ final class SessionManager implements SessionStream.Listener {
    * attached (for at most the connection timeout, then it fails with connection loss).
    */
   java.util.concurrent.CompletableFuture<Response> submit(Request request, Consumer<Response> onAnswer,
-      boolean direct) {
-    Pending pending = new Pending(request, onAnswer, direct);
+      Delivery delivery) {
+    Pending pending = new Pending(request, onAnswer, delivery);
     synchronized (lock) {
       if (closed) {
         pending.fail(new ClientClosedException("the client is closed"), events);
@@ -244,7 +244,7 @@ final class SessionManager implements SessionStream.Listener {
       if (response.hasError()) {
         log.warn("{} failed: {} {}", what, response.getError().getCode(), response.getError().getMessage());
       }
-    }, true);
+    }, Delivery.DIRECT);
     stream.send(pending);
   }
 
@@ -405,7 +405,7 @@ final class SessionManager implements SessionStream.Listener {
     failAll(left, failure);
     if (stream != null) {
       Pending close = new Pending(Request.newBuilder().setCloseSession(CloseSessionRequest.getDefaultInstance())
-          .build(), response -> { }, true);
+          .build(), response -> { }, Delivery.DIRECT);
       if (stream.send(close)) {
         try {
           Response answer = close.future().get(wait.toMillis(), TimeUnit.MILLISECONDS);

@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -84,6 +85,38 @@ class WatchTest {
     seen.add("read " + new String(read));
 
     assertEquals(List.of("event NODE_DATA_CHANGED", "read v1"), seen);
+  }
+
+  /**
+   * A blocking call's answer skips the event queue only while the queue is idle:
+   * here the watcher of the earlier change is still running when the answer
+   * arrives, and the read waits for it.
+   */
+  @Test
+  void aReadWaitsForTheSlowWatcherOfAnEarlierChange() throws Exception {
+    client.create("/w", NONE, CreateMode.PERSISTENT);
+    List<String> seen = new CopyOnWriteArrayList<>();
+    CountDownLatch watcherRunning = new CountDownLatch(1);
+    client.getData("/w", event -> {
+      watcherRunning.countDown();
+      sleepQuietly(Duration.ofMillis(500));
+      seen.add("event " + event.type());
+    });
+
+    writer.setData("/w", "v1".getBytes(), -1);
+    assertTrue(watcherRunning.await(30, TimeUnit.SECONDS));
+    byte[] read = client.getData("/w").data();
+    seen.add("read " + new String(read));
+
+    assertEquals(List.of("event NODE_DATA_CHANGED", "read v1"), seen);
+  }
+
+  private static void sleepQuietly(Duration duration) {
+    try {
+      Thread.sleep(duration.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   @Test
