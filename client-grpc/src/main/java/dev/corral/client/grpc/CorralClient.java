@@ -61,7 +61,9 @@ import java.util.function.Supplier;
  * <p><b>Order.</b> Requests are pipelined and answered in order; answers and watch
  * events are delivered one at a time, in arrival order, on the event thread (the
  * builder's executor, serialised, or a thread of the client's own): a watcher is
- * called before the answer that shows its change completes. A watcher or
+ * called before the answer that shows its change completes. (A blocking call's
+ * answer is handed to its caller directly when the event thread has nothing
+ * queued or running: nothing received before it is then left to deliver.) A watcher or
  * listener may make blocking calls; the futures of async calls it makes
  * complete on a callback thread of the client's own, where chained code may
  * block too.
