@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.client.AddWatchMode;
@@ -25,7 +26,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -70,6 +74,43 @@ class ClientEdgeCasesTest {
     assertEquals(ConnectionState.CONNECTED, client.state());
     client.sync("/"); // a round trip through the event thread
     assertEquals(List.of(), recorder.states());
+  }
+
+  /**
+   * A blocking call's answer waits for the event executor only when events are
+   * queued ahead of it: a user's executor busy with other work does not stall
+   * plain calls while the client has nothing to deliver.
+   */
+  @Test
+  void blockingCallsReturnWhileTheEventExecutorIsBusyElsewhere() throws Exception {
+    ExecutorService userPool = Executors.newSingleThreadExecutor();
+    CountDownLatch release = new CountDownLatch(1);
+    try {
+      CorralClient c = connect(CorralClient.builder().executor(userPool));
+      c.sync("/"); // answered after the CONNECTED notice was delivered
+      CountDownLatch busy = new CountDownLatch(1);
+      userPool.execute(() -> {
+        busy.countDown();
+        awaitQuietly(release);
+      });
+      assertTrue(busy.await(WAIT_SECONDS, TimeUnit.SECONDS));
+
+      assertTimeoutPreemptively(Duration.ofSeconds(WAIT_SECONDS), () -> {
+        c.create("/busy", "v".getBytes(), CreateMode.PERSISTENT);
+        assertArrayEquals("v".getBytes(), c.getData("/busy").data());
+      });
+    } finally {
+      release.countDown();
+      userPool.shutdown();
+    }
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   @Test
