@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.client.AddWatchMode;
@@ -95,10 +94,17 @@ class ClientEdgeCasesTest {
       });
       assertTrue(busy.await(WAIT_SECONDS, TimeUnit.SECONDS));
 
-      assertTimeoutPreemptively(Duration.ofSeconds(WAIT_SECONDS), () -> {
-        c.create("/busy", "v".getBytes(), CreateMode.PERSISTENT);
-        assertArrayEquals("v".getBytes(), c.getData("/busy").data());
-      });
+      // on a thread of its own, so that a call stuck behind the busy executor fails the test instead of hanging it
+      CompletableFuture<byte[]> read = new CompletableFuture<>();
+      new Thread(() -> {
+        try {
+          c.create("/busy", "v".getBytes(), CreateMode.PERSISTENT);
+          read.complete(c.getData("/busy").data());
+        } catch (Exception e) {
+          read.completeExceptionally(e);
+        }
+      }, "blocking-caller").start();
+      assertArrayEquals("v".getBytes(), read.get(WAIT_SECONDS, TimeUnit.SECONDS));
     } finally {
       release.countDown();
       userPool.shutdown();
