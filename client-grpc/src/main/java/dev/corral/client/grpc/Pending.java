@@ -76,7 +76,6 @@ final class Pending {
       case DIRECT -> completion.run();
       case AWAITED -> events.executeNowIfIdle(completion);
       case QUEUED -> events.execute(completion);
-      default -> throw new IllegalStateException("unknown delivery " + delivery);
     }
   }
 }

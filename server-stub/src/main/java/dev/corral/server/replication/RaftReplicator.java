@@ -627,13 +627,15 @@ public final class RaftReplicator implements Replicator {
    * Straight to this member's division where it takes requests itself (Ratis's
    * RaftServerImpl does): the server-level call hands each request to Ratis's
    * client executor and blocks until that thread has appended it, two thread
-   * switches per entry for nothing, since the caller waits anyway.
+   * switches per entry for nothing, since the caller waits anyway. Whatever
+   * the division throws comes back as a failed future, as it did through the
+   * server-level call.
    */
   private CompletableFuture<RaftClientReply> send(RaftClientRequest request) {
     RaftClientAsynchronousProtocol target = division instanceof RaftClientAsynchronousProtocol direct ? direct : server;
     try {
       return target.submitClientRequestAsync(request).thenApply(RaftReplicator::successful);
-    } catch (IOException e) {
+    } catch (IOException | RuntimeException e) {
       return CompletableFuture.failedFuture(e);
     }
   }
