@@ -19,7 +19,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -35,9 +35,9 @@ import org.slf4j.LoggerFactory;
 final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GroupCommitProposer.class);
 
-  /** Puts one entry into the log; the future fails (with any exception) if Ratis did not take or commit it. */
+  /** Puts entries into the log. */
   interface EntrySubmitter {
-    CompletableFuture<?> submit(LogEntry entry);
+    Submission submit(LogEntry entry);
 
     /** False while an entry cannot be sent anywhere (no leader known): the drainer holds entries back. */
     default boolean canSubmit() {
@@ -45,18 +45,32 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
     }
   }
 
+  /**
+   * An entry handed to the log. {@code answer} fails (with any exception) if
+   * Ratis did not take or commit it. {@code abandon} stops every further
+   * attempt to send it: once it returns, the entry is in the log already or
+   * never will be. Safe to run more than once.
+   */
+  record Submission(CompletableFuture<?> answer, Runnable abandon) {}
+
   private static final long NO_LEADER_POLL_MS = 10;
 
-  /** {@code sent} is set once its entry was handed to the log: a failure after that leaves the outcome unknown. */
-  private record Proposal(Txn txn, CompletableFuture<TxnResult> future, AtomicBoolean sent) {
+  /**
+   * {@code sent} is set once: to the entry the txn goes out in (a failure after
+   * that leaves the outcome unknown), or to {@link #NEVER_SENT} when it timed
+   * out first.
+   */
+  private record Proposal(Txn txn, CompletableFuture<TxnResult> future, AtomicReference<SentEntry> sent) {
     Proposal(Txn txn, CompletableFuture<TxnResult> future) {
-      this(txn, future, new AtomicBoolean());
+      this(txn, future, new AtomicReference<>());
     }
 
     long id() {
       return txn.getProposalId();
     }
   }
+
+  private static final SentEntry NEVER_SENT = new SentEntry();
 
   private final long origin = newOrigin();
   private final EntrySubmitter submitter;
@@ -231,37 +245,87 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   }
 
   private void submit(List<Proposal> batch) {
-    LogEntry.Builder entry = LogEntry.newBuilder(); // the leader stamps its time as it takes the entry
-    batch.forEach(p -> {
-      p.sent().set(true);
-      entry.addTxns(p.txn());
-    });
-    CompletableFuture<?> replied;
-    try {
-      replied = submitter.submit(entry.build());
-    } catch (RuntimeException e) {
-      replied = CompletableFuture.failedFuture(e);
+    SentEntry sentEntry = new SentEntry();
+    List<Proposal> going = batch.stream().filter(p -> p.sent().compareAndSet(null, sentEntry)).toList();
+    if (going.isEmpty()) { // all timed out since they were taken
+      inFlight.release();
+      return;
     }
-    replied.whenComplete((reply, error) -> {
+    LogEntry.Builder entry = LogEntry.newBuilder(); // the leader stamps its time as it takes the entry
+    going.forEach(p -> entry.addTxns(p.txn()));
+    Submission submission;
+    try {
+      submission = submitter.submit(entry.build());
+    } catch (RuntimeException e) {
+      submission = new Submission(CompletableFuture.failedFuture(e), () -> { });
+    }
+    sentEntry.handedOver(submission);
+    submission.answer().whenComplete((reply, error) -> {
       inFlight.release();
       if (error != null) {
-        ReplicationException failure = asReplicationException(error);
-        batch.forEach(p -> fail(p, failure));
+        ReplicationException failure = sentEntry.failure(error);
+        going.forEach(p -> fail(p, failure));
       }
     });
   }
 
   private void scheduleTimeout(Proposal proposal) {
     try {
-      ScheduledFuture<?> expiry = timer.schedule(() -> fail(proposal, proposal.sent().get()
-              ? new ReplicationException(ErrorCode.OPERATION_TIMEOUT,
-                  "not applied within " + timeout + "; the outcome is unknown", null)
-              : notReady("not sent within " + timeout
-                  + ": no leader is known (an election is under way, or a majority of the ensemble is down)", null)),
-          timeout.toNanos(), TimeUnit.NANOSECONDS);
+      ScheduledFuture<?> expiry = timer.schedule(() -> timeOut(proposal), timeout.toNanos(), TimeUnit.NANOSECONDS);
       proposal.future().whenComplete((result, error) -> expiry.cancel(false));
     } catch (RejectedExecutionException e) {
       // closing concurrently: close() fails every waiting proposal
+    }
+  }
+
+  /**
+   * A proposal not applied in time. If its entry went out, the entry is
+   * abandoned before the caller hears of it: the caller may move on (a stream
+   * ends and its client re-attaches elsewhere), and an entry that reached the
+   * log after that, sent again by a forwarding client, could undo what the
+   * caller did since (a stale attach would move the session off its new stream).
+   */
+  private void timeOut(Proposal proposal) {
+    if (proposal.sent().compareAndSet(null, NEVER_SENT)) {
+      fail(proposal, notReady("not sent within " + timeout
+          + ": no leader is known (an election is under way, or a majority of the ensemble is down)", null));
+      return;
+    }
+    ReplicationException timedOut = new ReplicationException(ErrorCode.OPERATION_TIMEOUT,
+        "not applied within " + timeout + "; the outcome is unknown", null);
+    proposal.sent().get().abandon(timedOut);
+    fail(proposal, timedOut);
+  }
+
+  /**
+   * The entry some proposals went out in. Abandoned when the first of them
+   * times out; that can happen while the entry is still being handed over,
+   * in which case the hand-over abandons it.
+   */
+  private static final class SentEntry {
+    private volatile Submission submission;
+    private final AtomicReference<ReplicationException> abandoned = new AtomicReference<>();
+
+    void handedOver(Submission submission) {
+      this.submission = submission;
+      if (abandoned.get() != null) {
+        submission.abandon().run();
+      }
+    }
+
+    void abandon(ReplicationException why) {
+      if (abandoned.compareAndSet(null, why)) {
+        Submission handed = submission;
+        if (handed != null) {
+          handed.abandon().run();
+        }
+      }
+    }
+
+    /** What the entry's proposals fail with when the log's answer is {@code error}. */
+    ReplicationException failure(Throwable error) {
+      ReplicationException why = abandoned.get();
+      return why != null ? why : asReplicationException(error);
     }
   }
 

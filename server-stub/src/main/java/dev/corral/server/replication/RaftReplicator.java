@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -117,7 +118,7 @@ public final class RaftReplicator implements Replicator {
     this.state = state;
     this.proposer = new GroupCommitProposer(config, new GroupCommitProposer.EntrySubmitter() {
       @Override
-      public CompletableFuture<?> submit(LogEntry entry) {
+      public GroupCommitProposer.Submission submit(LogEntry entry) {
         return RaftReplicator.this.submit(entry);
       }
 
@@ -190,13 +191,13 @@ public final class RaftReplicator implements Replicator {
   }
 
   /** Swaps a failed forwarding client for a fresh one (once, however many of its requests failed). */
-  private void replaceForwarder(Forwarder failed) {
+  private void replaceForwarder(Forwarder failed, String why) {
     if (lifecycle.get() != Lifecycle.RUNNING || forwarder.get() != failed) {
       return;
     }
     Forwarder fresh = newForwarder(leaderNow());
     if (forwarder.compareAndSet(failed, fresh)) {
-      failed.retire("an entry sent through it failed");
+      failed.retire(why);
     } else {
       fresh.retire("another thread replaced the failed client first");
     }
@@ -368,30 +369,88 @@ public final class RaftReplicator implements Replicator {
    * leaves the outcome unknown (the entry may commit after all), which the
    * proposer reports as such.
    */
-  private CompletableFuture<?> submit(LogEntry entry) {
-    Message message = Message.valueOf(entry.toByteString().asReadOnlyByteBuffer());
-    return submit(message, System.nanoTime() + config.operationTimeout().toNanos());
+  private GroupCommitProposer.Submission submit(LogEntry entry) {
+    EntrySend send = new EntrySend(Message.valueOf(entry.toByteString().asReadOnlyByteBuffer()));
+    send.attempt();
+    return new GroupCommitProposer.Submission(send.answer, send::abandon);
   }
 
-  private CompletableFuture<RaftClientReply> submit(Message message, long deadlineNanos) {
-    if (forwarder == null || division.getInfo().isLeader()) {
-      return send(newRequest(RaftClientRequest.writeRequestType(), message)).handle((reply, failure) -> {
-        // just elected and not ready: Ratis took nothing, so try again shortly (here or at the new leader)
-        if (isLeaderNotReady(failure) && System.nanoTime() - deadlineNanos < 0) {
-          return CompletableFuture.supplyAsync(() -> submit(message, deadlineNanos),
-              CompletableFuture.delayedExecutor(LEADER_NOT_READY_RETRY_MS, TimeUnit.MILLISECONDS, timer))
-              .thenCompose(f -> f);
-        }
-        return failure == null ? CompletableFuture.completedFuture(reply)
-            : CompletableFuture.<RaftClientReply>failedFuture(failure);
-      }).thenCompose(f -> f);
+  /**
+   * One entry on its way into the log: given to this member's division while
+   * it leads (again shortly while it is just elected and not ready, since Ratis
+   * then took nothing), otherwise to the forwarding client, which retries.
+   * Once abandoned, nothing sends it again: the retries stop with the
+   * forwarding client, which is retired.
+   */
+  private final class EntrySend {
+    private final Message message;
+    private final CompletableFuture<RaftClientReply> answer = new CompletableFuture<>();
+    private boolean abandoned; // guarded by this
+    private Forwarder through; // guarded by this; the forwarding client that holds the entry, if any
+
+    EntrySend(Message message) {
+      this.message = message;
     }
-    Forwarder through = forwarder.get();
-    return through.send(message).whenComplete((reply, failure) -> {
-      if (failure != null || !reply.isSuccess()) {
-        replaceForwarder(through);
+
+    void attempt() {
+      CompletableFuture<RaftClientReply> sent;
+      Forwarder via = null;
+      synchronized (this) { // so that abandon() cannot slip between the check and the send
+        if (abandoned) {
+          return;
+        }
+        if (forwarder == null || division.getInfo().isLeader()) {
+          sent = send(newRequest(RaftClientRequest.writeRequestType(), message));
+        } else {
+          via = forwarder.get();
+          through = via;
+          sent = via.send(message).thenApply(RaftReplicator::successful);
+        }
       }
-    }).thenApply(RaftReplicator::successful);
+      if (via == null) {
+        sent.whenComplete(this::answeredHere);
+      } else {
+        Forwarder from = via;
+        sent.whenComplete((reply, failure) -> {
+          if (failure != null) {
+            replaceForwarder(from, "an entry sent through it failed");
+          }
+          complete(reply, failure);
+        });
+      }
+    }
+
+    private void answeredHere(RaftClientReply reply, Throwable failure) {
+      if (!isLeaderNotReady(failure)) {
+        complete(reply, failure);
+        return;
+      }
+      try {
+        timer.schedule(this::attempt, LEADER_NOT_READY_RETRY_MS, TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException closing) {
+        complete(null, failure);
+      }
+    }
+
+    private void complete(RaftClientReply reply, Throwable failure) {
+      if (failure == null) {
+        answer.complete(reply);
+      } else {
+        answer.completeExceptionally(failure);
+      }
+    }
+
+    void abandon() {
+      Forwarder holding;
+      synchronized (this) {
+        abandoned = true;
+        holding = through;
+      }
+      if (holding != null && !answer.isDone()) {
+        replaceForwarder(holding, "an entry it held was given up on");
+      }
+      answer.completeExceptionally(new IOException("the entry was given up on"));
+    }
   }
 
   private static boolean isLeaderNotReady(Throwable failure) {

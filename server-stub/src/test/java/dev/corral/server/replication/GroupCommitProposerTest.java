@@ -34,6 +34,7 @@ class GroupCommitProposerTest {
   private record Submitted(LogEntry entry, CompletableFuture<Void> reply) {}
 
   private final BlockingQueue<Submitted> log = new LinkedBlockingQueue<>();
+  private final List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
   private GroupCommitProposer proposer;
 
   @AfterEach
@@ -51,10 +52,13 @@ class GroupCommitProposerTest {
         .singleMember(new RaftMember("s1", "127.0.0.1", 0))).build();
     proposer = new GroupCommitProposer(config, new GroupCommitProposer.EntrySubmitter() {
       @Override
-      public CompletableFuture<?> submit(LogEntry entry) {
+      public GroupCommitProposer.Submission submit(LogEntry entry) {
         CompletableFuture<Void> reply = new CompletableFuture<>();
         log.add(new Submitted(entry, reply));
-        return reply;
+        return new GroupCommitProposer.Submission(reply, () -> {
+          events.add("abandoned");
+          reply.completeExceptionally(new IOException("given up on"));
+        });
       }
 
       @Override
@@ -123,6 +127,33 @@ class GroupCommitProposerTest {
     CompletableFuture<TxnResult> future = proposer.propose(Txn.newBuilder());
 
     assertEquals(ErrorCode.OPERATION_TIMEOUT, failureCode(future));
+  }
+
+  @Test
+  void aSentEntryIsAbandonedBeforeTheCallerHearsItTimedOut() throws Exception {
+    start(b -> b.operationTimeout(Duration.ofMillis(200)));
+
+    CompletableFuture<TxnResult> future = proposer.propose(Txn.newBuilder());
+    future.whenComplete((result, failure) -> events.add("caller told"));
+    nextSubmitted(); // never answered
+
+    ReplicationException failure = failure(future);
+    assertEquals(ErrorCode.OPERATION_TIMEOUT, failure.code());
+    assertTrue(failure.getMessage().contains("not applied within"), failure.getMessage());
+    assertEquals(List.of("abandoned", "caller told"), events,
+        "a caller told first could move on while the entry is still being sent");
+  }
+
+  @Test
+  void anEntryAnsweredInTimeIsNeverAbandoned() throws Exception {
+    start(b -> b.operationTimeout(Duration.ofMillis(200)));
+
+    CompletableFuture<TxnResult> future = proposer.propose(Txn.newBuilder());
+    applyAndReply(nextSubmitted());
+
+    future.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    Thread.sleep(400); // past the timeout
+    assertEquals(List.of(), events);
   }
 
   @Test
@@ -210,7 +241,11 @@ class GroupCommitProposerTest {
   }
 
   private static ErrorCode failureCode(CompletableFuture<TxnResult> future) {
+    return failure(future).code();
+  }
+
+  private static ReplicationException failure(CompletableFuture<TxnResult> future) {
     ExecutionException e = assertThrows(ExecutionException.class, () -> future.get(WAIT_SECONDS, TimeUnit.SECONDS));
-    return assertInstanceOf(ReplicationException.class, e.getCause()).code();
+    return assertInstanceOf(ReplicationException.class, e.getCause());
   }
 }
