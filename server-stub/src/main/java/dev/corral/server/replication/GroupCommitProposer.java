@@ -48,8 +48,9 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   /**
    * An entry handed to the log. {@code answer} fails (with any exception) if
    * Ratis did not take or commit it. {@code abandon} stops every further
-   * attempt to send it: once it returns, the entry is in the log already or
-   * never will be. Safe to run more than once.
+   * attempt to send it and fails the answer: once it returns, nothing more of
+   * the entry goes out (an attempt already on the wire may still arrive).
+   * Safe to run more than once.
    */
   record Submission(CompletableFuture<?> answer, Runnable abandon) {}
 
