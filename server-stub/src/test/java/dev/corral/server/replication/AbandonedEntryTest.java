@@ -53,7 +53,9 @@ class AbandonedEntryTest {
       members.add(member(id));
     }
     List<RecordingState> states = List.of(new RecordingState(), new RecordingState(), new RecordingState());
-    startAll(List.of(0, 1, 2), states, Duration.ofSeconds(1));
+    // 2-4 s election timeouts: the follower goes on taking the closed leader for its leader (its watch looks
+    // at the leader's port after 1.2 s of silence), so it sends the entry on at once
+    startAll(List.of(0, 1, 2), states, Duration.ofSeconds(2));
     int leader = awaitLeader();
     int follower = (leader + 1) % 3;
     int other = (leader + 2) % 3;
@@ -66,7 +68,7 @@ class AbandonedEntryTest {
     running.get(leader).close();
     // the old leader's port takes connections and never answers: the forwarding client's attempts there hang,
     // so it still holds the entry, to retry, when the proposal times out, and long after
-    try (ServerSocket blackHole = new ServerSocket(members.get(leader).port(), 50, InetAddress.getLoopbackAddress())) {
+    try (ServerSocket blackHole = blackHole(members.get(leader).port())) {
       CompletableFuture<TxnResult> late = forwarding.propose(session.create("/late"));
       ExecutionException timedOut = assertThrows(ExecutionException.class,
           () -> late.get(WAIT_SECONDS, TimeUnit.SECONDS));
@@ -133,6 +135,16 @@ class AbandonedEntryTest {
       }
     }
     throw new AssertionError("no leader");
+  }
+
+  /** A socket on {@code port} that takes connections and never reads (once the closed member let go of it). */
+  private static ServerSocket blackHole(int port) {
+    ServerSocket[] bound = new ServerSocket[1];
+    await().atMost(WAIT_SECONDS, TimeUnit.SECONDS).ignoreExceptions().until(() -> {
+      bound[0] = new ServerSocket(port, 50, InetAddress.getLoopbackAddress());
+      return true;
+    });
+    return bound[0];
   }
 
   private static RaftMember member(String id) throws IOException {
