@@ -15,6 +15,7 @@ import java.util.function.Predicate;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -105,6 +106,8 @@ public final class RaftReplicator implements Replicator {
    * worker (2 cores).
    */
   private final ScheduledExecutorService timer;
+  /** Closes replaced forwarding clients, which can take seconds (see {@link Forwarder#retire}). */
+  private final ExecutorService retirer;
   private final StalledFollowerWatch followerWatch;
   private final UnreadyLeaderWatch unreadyWatch;
   private final DeadLeaderWatch deadLeaderWatch; // used on the timer thread only
@@ -148,28 +151,11 @@ public final class RaftReplicator implements Replicator {
       thread.setDaemon(true);
       return thread;
     });
-  }
-
-  /**
-   * A forwarding client, and a future failed when the client is retired, so
-   * that what the client still holds fails at once (outcome unknown) rather
-   * than when its retries against a dead leader run out (measured: 3.3 s after
-   * a kill -9 of the leader).
-   */
-  private record Forwarder(RaftClient client, CompletableFuture<RaftClientReply> retired) {
-    Forwarder(RaftClient client) {
-      this(client, new CompletableFuture<>());
-    }
-
-    void retire(String why) {
-      retired.completeExceptionally(new IOException("the forwarding client was retired: " + why));
-      closeQuietly(client);
-    }
-
-    /** Sends an entry; fails when Ratis does or this forwarder is retired, whichever comes first. */
-    CompletableFuture<RaftClientReply> send(Message message) {
-      return client.async().send(message).applyToEither(retired, reply -> reply);
-    }
+    this.retirer = Executors.newSingleThreadExecutor(r -> {
+      Thread thread = new Thread(r, "corral-forwarder-retirer-" + config.self());
+      thread.setDaemon(true);
+      return thread;
+    });
   }
 
   /**
@@ -190,16 +176,32 @@ public final class RaftReplicator implements Replicator {
     return new Forwarder(builder.build());
   }
 
-  /** Swaps a failed forwarding client for a fresh one (once, however many of its requests failed). */
-  private void replaceForwarder(Forwarder failed, String why) {
-    if (lifecycle.get() != Lifecycle.RUNNING || forwarder.get() != failed) {
-      return;
+  /**
+   * Swaps a failed forwarding client for a fresh one (once, however many of
+   * its requests failed) and retires it on the retirer thread; the future
+   * completes once it is retired, at once if it already was.
+   */
+  private CompletableFuture<Void> replaceForwarder(Forwarder failed, String why) {
+    if (lifecycle.get() != Lifecycle.RUNNING) {
+      return retire(failed, "the replicator is closing");
+    }
+    if (forwarder.get() != failed) { // replaced already, and being retired
+      return failed.retired().handle((reply, retired) -> null);
     }
     Forwarder fresh = newForwarder(leaderNow());
     if (forwarder.compareAndSet(failed, fresh)) {
-      failed.retire(why);
-    } else {
-      fresh.retire("another thread replaced the failed client first");
+      return retire(failed, why);
+    }
+    return retire(fresh, "another thread replaced the failed client first");
+  }
+
+  /** Retires {@code old} on the retirer thread, so that no Ratis thread waits for a client to close. */
+  private CompletableFuture<Void> retire(Forwarder old, String why) {
+    try {
+      return CompletableFuture.runAsync(() -> old.retire(why), retirer);
+    } catch (RejectedExecutionException closing) {
+      old.retire(why);
+      return CompletableFuture.completedFuture(null);
     }
   }
 
@@ -216,7 +218,7 @@ public final class RaftReplicator implements Replicator {
       return;
     }
     forwardingTo = leader;
-    forwarder.getAndSet(newForwarder(leader)).retire("member " + leader + " leads now");
+    retire(forwarder.getAndSet(newForwarder(leader)), "member " + leader + " leads now");
   }
 
   private RaftPeerId leaderNow() {
@@ -224,13 +226,6 @@ public final class RaftReplicator implements Replicator {
     return d == null ? null : d.getInfo().getLeaderId();
   }
 
-  private static void closeQuietly(RaftClient client) {
-    try {
-      client.close();
-    } catch (IOException e) {
-      LOG.warn("closing a forwarding client failed", e);
-    }
-  }
 
   /** A replicator for {@code state}, not yet started. */
   public static RaftReplicator create(ReplicationConfig config, ReplicatedState state) throws IOException {
@@ -348,6 +343,7 @@ public final class RaftReplicator implements Replicator {
     }
     proposer.close();
     timer.shutdownNow();
+    retirer.shutdown();
     if (forwarder != null) {
       forwarder.get().retire("the replicator is closed");
     }
@@ -447,7 +443,7 @@ public final class RaftReplicator implements Replicator {
         holding = through;
       }
       if (holding != null && !answer.isDone()) {
-        replaceForwarder(holding, "an entry it held was given up on");
+        replaceForwarder(holding, "an entry it held was given up on").join(); // closed: it sends nothing more
       }
       answer.completeExceptionally(new IOException("the entry was given up on"));
     }
