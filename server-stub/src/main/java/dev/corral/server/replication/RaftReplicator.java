@@ -185,14 +185,14 @@ public final class RaftReplicator implements Replicator {
     if (lifecycle.get() != Lifecycle.RUNNING) {
       return retire(failed, "the replicator is closing");
     }
-    if (forwarder.get() != failed) { // replaced already, and being retired
-      return failed.retired().handle((reply, retired) -> null);
-    }
-    Forwarder fresh = newForwarder(leaderNow());
-    if (forwarder.compareAndSet(failed, fresh)) {
+    Forwarder fresh = forwarder.get() == failed ? newForwarder(leaderNow()) : null;
+    if (fresh != null && forwarder.compareAndSet(failed, fresh)) {
       return retire(failed, why);
     }
-    return retire(fresh, "another thread replaced the failed client first");
+    if (fresh != null) {
+      retire(fresh, "another thread replaced the failed client first");
+    }
+    return failed.retired().handle((reply, retired) -> null); // replaced elsewhere, and retired there
   }
 
   /** Retires {@code old} on the retirer thread, so that no Ratis thread waits for a client to close. */
@@ -208,9 +208,9 @@ public final class RaftReplicator implements Replicator {
   /**
    * A new leader: forward to it with a fresh client. The old client may still
    * be retrying against the dead leader (measured: forwarded writes stalled for
-   * seconds after a kill -9); retiring it fails what it still holds at once, as
-   * outcome unknown, which is what those writes are (their streams then end, and
-   * their clients re-attach before they retry).
+   * seconds after a kill -9); retiring it fails what it still holds as soon as
+   * it is closed, as outcome unknown, which is what those writes are (their
+   * streams then end, and their clients re-attach before they retry).
    */
   private void forwardTo(RaftPeerId leader) {
     if (forwarder == null || leader == null || selfId.equals(leader) || leader.equals(forwardingTo)
@@ -225,7 +225,6 @@ public final class RaftReplicator implements Replicator {
     RaftServer.Division d = division;
     return d == null ? null : d.getInfo().getLeaderId();
   }
-
 
   /** A replicator for {@code state}, not yet started. */
   public static RaftReplicator create(ReplicationConfig config, ReplicatedState state) throws IOException {
