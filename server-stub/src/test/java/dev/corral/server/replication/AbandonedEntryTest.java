@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import dev.corral.proto.internal.Txn;
 import dev.corral.proto.v1.ErrorCode;
 import dev.corral.server.tree.TxnResult;
-import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -49,14 +48,12 @@ class AbandonedEntryTest {
 
   @Test
   void aForwardedEntryWhoseProposalTimedOutIsNotAppliedWhenAMajorityReturns() throws Exception {
-    for (String id : List.of("1", "2", "3")) {
-      members.add(member(id));
-    }
+    members.addAll(LocalMembers.onFreePorts("1", "2", "3"));
     List<RecordingState> states = List.of(new RecordingState(), new RecordingState(), new RecordingState());
     // 2-4 s election timeouts: the follower goes on taking the closed leader for its leader (its watch looks
     // at the leader's port after 1.2 s of silence), so it sends the entry on at once
     startAll(List.of(0, 1, 2), states, Duration.ofSeconds(2));
-    int leader = awaitLeader();
+    int leader = running.indexOf(LocalMembers.awaitLeader(running));
     int follower = (leader + 1) % 3;
     int other = (leader + 2) % 3;
     RaftReplicator forwarding = running.get(follower);
@@ -95,18 +92,15 @@ class AbandonedEntryTest {
     assertEquals(List.of("/after", "/last"), created, "the abandoned create reached the log");
   }
 
+  /** Starts members {@code which} (again, on their data) with these states and election timeouts. */
   private void startAll(List<Integer> which, List<RecordingState> states, Duration electionTimeoutMin)
       throws Exception {
-    List<CompletableFuture<Void>> starts = new ArrayList<>();
+    List<RaftReplicator> starting = new ArrayList<>();
     for (int k = 0; k < which.size(); k++) {
       int i = which.get(k);
       RaftMember self = members.get(i);
-      Path dir = dataDirs.resolve(self.id());
-      if (!Files.exists(dir)) {
-        Files.createDirectory(dir);
-      }
       RaftReplicator replicator = RaftReplicator.create(ReplicationConfig.builder()
-          .dataDir(dir)
+          .dataDir(Files.createDirectories(dataDirs.resolve(self.id())))
           .members(self.id(), members)
           .electionTimeout(electionTimeoutMin, electionTimeoutMin.multipliedBy(2))
           .operationTimeout(OPERATION_TIMEOUT)
@@ -116,25 +110,9 @@ class AbandonedEntryTest {
       } else {
         running.set(i, replicator);
       }
-      starts.add(CompletableFuture.runAsync(() -> {
-        try {
-          replicator.start();
-        } catch (IOException | InterruptedException e) {
-          throw new IllegalStateException(e);
-        }
-      }));
+      starting.add(replicator);
     }
-    CompletableFuture.allOf(starts.toArray(CompletableFuture[]::new)).get(WAIT_SECONDS, TimeUnit.SECONDS);
-  }
-
-  private int awaitLeader() {
-    await().atMost(WAIT_SECONDS, TimeUnit.SECONDS).until(() -> running.stream().anyMatch(RaftReplicator::isLeader));
-    for (int i = 0; i < running.size(); i++) {
-      if (running.get(i).isLeader()) {
-        return i;
-      }
-    }
-    throw new AssertionError("no leader");
+    LocalMembers.startTogether(starting);
   }
 
   /** A socket on {@code port} that takes connections and never reads (once the closed member let go of it). */
@@ -145,11 +123,5 @@ class AbandonedEntryTest {
       return true;
     });
     return bound[0];
-  }
-
-  private static RaftMember member(String id) throws IOException {
-    try (ServerSocket free = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-      return new RaftMember(id, "127.0.0.1", free.getLocalPort());
-    }
   }
 }

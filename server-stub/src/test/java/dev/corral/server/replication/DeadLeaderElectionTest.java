@@ -4,15 +4,11 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -34,8 +30,7 @@ class DeadLeaderElectionTest {
 
   @Test
   void aFollowerStartsAnElectionAsSoonAsTheLeadersPortRefusesConnections() throws Exception {
-    List<RaftMember> members = List.of(member("1"), member("2"), member("3"));
-    List<CompletableFuture<Void>> starts = new ArrayList<>();
+    List<RaftMember> members = LocalMembers.onFreePorts("1", "2", "3");
     for (RaftMember self : members) {
       RaftReplicator replicator = RaftReplicator.create(ReplicationConfig.builder()
           .dataDir(Files.createDirectory(dataDirs.resolve(self.id())))
@@ -44,37 +39,19 @@ class DeadLeaderElectionTest {
           .electionTimeout(Duration.ofSeconds(1), Duration.ofSeconds(2))
           .build(), new RecordingState());
       replicators.add(replicator);
-      starts.add(CompletableFuture.runAsync(() -> {
-        try {
-          replicator.start();
-        } catch (IOException | InterruptedException e) {
-          throw new IllegalStateException(e);
-        }
-      }));
     }
-    CompletableFuture.allOf(starts.toArray(CompletableFuture[]::new)).get(WAIT_SECONDS, TimeUnit.SECONDS);
-    RaftReplicator leader = awaitLeader(replicators);
+    LocalMembers.startTogether(replicators);
+    RaftReplicator leader = LocalMembers.awaitLeader(replicators);
     long term = leader.view().term();
     List<RaftReplicator> survivors = replicators.stream().filter(r -> r != leader).toList();
     await().atMost(WAIT_SECONDS, TimeUnit.SECONDS).until(() -> survivors.stream()
         .allMatch(r -> r.view().leaderId().equals(leader.view().memberId())));
 
     leader.close(); // its ports close: connections to them are refused
-    RaftReplicator next = awaitLeader(survivors);
+    RaftReplicator next = LocalMembers.awaitLeader(survivors);
 
     assertTrue(next.view().term() > term);
     assertEquals(1, survivors.stream().mapToLong(RaftReplicator::electionsForDeadLeaders).sum(),
         "one survivor started the election on seeing the leader gone (not after the 1-2 s timeout)");
-  }
-
-  private static RaftReplicator awaitLeader(List<RaftReplicator> among) {
-    await().atMost(WAIT_SECONDS, TimeUnit.SECONDS).until(() -> among.stream().anyMatch(RaftReplicator::isLeader));
-    return among.stream().filter(RaftReplicator::isLeader).findFirst().orElseThrow();
-  }
-
-  private static RaftMember member(String id) throws IOException {
-    try (ServerSocket free = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-      return new RaftMember(id, "127.0.0.1", free.getLocalPort());
-    }
   }
 }

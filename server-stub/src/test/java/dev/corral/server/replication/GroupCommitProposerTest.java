@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -34,7 +35,7 @@ class GroupCommitProposerTest {
   private record Submitted(LogEntry entry, CompletableFuture<Void> reply) {}
 
   private final BlockingQueue<Submitted> log = new LinkedBlockingQueue<>();
-  private final List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
+  private final List<String> events = Collections.synchronizedList(new ArrayList<>());
   private GroupCommitProposer proposer;
 
   @AfterEach

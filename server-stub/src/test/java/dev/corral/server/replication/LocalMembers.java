@@ -1,0 +1,50 @@
+package dev.corral.server.replication;
+
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/** Members of one Raft group in this JVM, for tests: free loopback ports, started together, a leader awaited. */
+final class LocalMembers {
+  private static final long WAIT_SECONDS = 60;
+
+  private LocalMembers() {}
+
+  /** Members with these ids, each on a loopback port that was free a moment ago. */
+  static List<RaftMember> onFreePorts(String... ids) throws IOException {
+    List<RaftMember> members = new ArrayList<>();
+    for (String id : ids) {
+      try (ServerSocket free = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+        members.add(new RaftMember(id, "127.0.0.1", free.getLocalPort()));
+      }
+    }
+    return members;
+  }
+
+  /** Starts the replicators at once (each one's start waits for the others) and returns when all have. */
+  static void startTogether(List<RaftReplicator> replicators) throws Exception {
+    List<CompletableFuture<Void>> starts = new ArrayList<>();
+    for (RaftReplicator replicator : replicators) {
+      starts.add(CompletableFuture.runAsync(() -> {
+        try {
+          replicator.start();
+        } catch (IOException | InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+      }));
+    }
+    CompletableFuture.allOf(starts.toArray(CompletableFuture[]::new)).get(WAIT_SECONDS, TimeUnit.SECONDS);
+  }
+
+  /** The one of {@code among} that leads, once one does. */
+  static RaftReplicator awaitLeader(List<RaftReplicator> among) {
+    await().atMost(WAIT_SECONDS, TimeUnit.SECONDS).until(() -> among.stream().anyMatch(RaftReplicator::isLeader));
+    return among.stream().filter(RaftReplicator::isLeader).findFirst().orElseThrow();
+  }
+}
