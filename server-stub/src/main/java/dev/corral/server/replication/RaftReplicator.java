@@ -185,11 +185,11 @@ public final class RaftReplicator implements Replicator {
     if (lifecycle.get() != Lifecycle.RUNNING) {
       return retire(failed, "the replicator is closing");
     }
-    Forwarder fresh = forwarder.get() == failed ? newForwarder(leaderNow()) : null;
-    if (fresh != null && forwarder.compareAndSet(failed, fresh)) {
-      return retire(failed, why);
-    }
-    if (fresh != null) {
+    if (forwarder.get() == failed) {
+      Forwarder fresh = newForwarder(leaderNow());
+      if (forwarder.compareAndSet(failed, fresh)) {
+        return retire(failed, why);
+      }
       retire(fresh, "another thread replaced the failed client first");
     }
     return failed.retired().handle((reply, retired) -> null); // replaced elsewhere, and retired there
