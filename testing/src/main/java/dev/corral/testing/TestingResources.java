@@ -24,11 +24,6 @@ final class TestingResources {
     }
   }
 
-  /** A loopback port free right now (another process could still take it before it is bound). */
-  static int freePort() {
-    return freePorts(1).get(0);
-  }
-
   /** Free loopback ports, all distinct: every socket is held until all are found. */
   static List<Integer> freePorts(int count) {
     List<ServerSocket> sockets = new ArrayList<>();

@@ -25,7 +25,8 @@ public final class TestingServer implements AutoCloseable {
   /** The default session tick of a testing server. */
   public static final Duration DEFAULT_TICK = Duration.ofSeconds(1);
 
-  private final int port;
+  /** 0 until a start with no port asked for bound a free one; kept for restarts. */
+  private volatile int port;
   private final Path dataDir;
   private final Duration tick;
   private final boolean ownsDataDir;
@@ -46,7 +47,7 @@ public final class TestingServer implements AutoCloseable {
   }
 
   private TestingServer(int port, Duration tick, Path dataDir, boolean ownsDataDir) {
-    this.port = port == 0 ? TestingResources.freePort() : port;
+    this.port = port;
     this.tick = tick;
     this.dataDir = dataDir;
     this.ownsDataDir = ownsDataDir;
@@ -85,11 +86,13 @@ public final class TestingServer implements AutoCloseable {
     if (server != null) {
       throw new IllegalStateException("the testing server is already running");
     }
+    // port 0 has the transport bind a free one: no window in which another process can take a port we chose
     server = CorralServer.start(ServerConfig.builder()
         .port(port)
         .dataDir(dataDir)
         .tick(tick)
         .build());
+    port = server.port();
   }
 
   /** Stops the server cleanly; its data and port are kept for {@link #restart()}. */
