@@ -13,9 +13,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
@@ -26,10 +24,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Group commit: txns proposed by many callers are queued in call order and one
- * drainer thread packs whatever is queued into one log entry, keeping at most a
- * few entries in flight, so that under load many txns share one Raft round and
- * one fsync. Each caller's future completes on the apply thread when the entry
+ * Group commit: txns proposed by many callers are queued in call order and
+ * packed, whatever is queued at once, into one log entry, keeping at most a few
+ * entries in flight, so that under load many txns share one Raft round and one
+ * fsync. A caller that finds nothing being sent and room in flight sends itself;
+ * otherwise one drainer thread sends what queued up meanwhile. Each caller's future completes on the apply thread when the entry
  * holding its txn has been applied here ({@link #applied}, called by the state).
  */
 final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, AutoCloseable {
@@ -61,9 +60,10 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
    * that leaves the outcome unknown), or to {@link #NEVER_SENT} when it timed
    * out first.
    */
-  private record Proposal(Txn txn, CompletableFuture<TxnResult> future, AtomicReference<SentEntry> sent) {
-    Proposal(Txn txn, CompletableFuture<TxnResult> future) {
-      this(txn, future, new AtomicReference<>());
+  private record Proposal(Txn txn, CompletableFuture<TxnResult> future, long deadlineNanos,
+      AtomicReference<SentEntry> sent) {
+    Proposal(Txn txn, CompletableFuture<TxnResult> future, long deadlineNanos) {
+      this(txn, future, deadlineNanos, new AtomicReference<>());
     }
 
     long id() {
@@ -80,7 +80,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   private final Duration timeout;
   private final Semaphore inFlight;
   private final Map<Long, Proposal> waiting = new ConcurrentHashMap<>();
-  private final ScheduledThreadPoolExecutor timer;
+  private final ScheduledExecutorService sweeper;
   private final Thread drainer;
 
   private final ReentrantLock lock = new ReentrantLock();
@@ -88,6 +88,8 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   private final ArrayDeque<Proposal> queue = new ArrayDeque<>(); // guarded by lock
   private long lastProposalId; // guarded by lock
   private boolean closed; // guarded by lock
+  /** Set while a thread packs and submits an entry: one at a time, so that queue order is log order. */
+  private boolean sending; // guarded by lock
 
 
   GroupCommitProposer(ReplicationConfig config, EntrySubmitter submitter) {
@@ -96,13 +98,24 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
     this.maxEntryBytes = config.maxEntryBytes();
     this.timeout = config.operationTimeout();
     this.inFlight = new Semaphore(config.maxEntriesInFlight());
-    this.timer = new ScheduledThreadPoolExecutor(1, daemon("corral-proposal-timeouts"));
-    this.timer.setRemoveOnCancelPolicy(true);
+    this.sweeper = Executors.newSingleThreadScheduledExecutor(daemon("corral-proposal-timeouts"));
     this.drainer = daemon("corral-group-commit").newThread(this::drain);
   }
 
   void start() {
     drainer.start();
+    long period = sweepPeriodNanos(timeout);
+    sweeper.scheduleWithFixedDelay(this::timeOutExpired, period, period, TimeUnit.NANOSECONDS);
+  }
+
+  /**
+   * How often waiting proposals are checked for their deadline: an eighth of the
+   * timeout, between 1 and 100 ms. One periodic sweep rather than a timer task
+   * per proposal, which woke the timer thread once per write.
+   */
+  private static long sweepPeriodNanos(Duration timeout) {
+    long eighth = timeout.toNanos() / 8;
+    return Math.max(TimeUnit.MILLISECONDS.toNanos(1), Math.min(eighth, TimeUnit.MILLISECONDS.toNanos(100)));
   }
 
   /** The random id of this proposer, stamped on every txn it proposes. */
@@ -110,23 +123,35 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
     return origin;
   }
 
+  /**
+   * Queues the txn. When no entry is being sent and one more may be in flight,
+   * the caller sends what is queued itself, sparing a wake-up of the drainer:
+   * the drainer packs only what queues up behind entries in flight.
+   */
   CompletableFuture<TxnResult> propose(Txn.Builder builder) {
     CompletableFuture<TxnResult> future = new CompletableFuture<>();
-    Proposal proposal;
+    List<Proposal> sendNow = null;
     lock.lock();
     try {
       if (closed) {
         return CompletableFuture.failedFuture(notReady("the replicator is closed", null));
       }
       Txn txn = builder.setOrigin(origin).setProposalId(++lastProposalId).build();
-      proposal = new Proposal(txn, future);
+      Proposal proposal = new Proposal(txn, future, System.nanoTime() + timeout.toNanos());
       waiting.put(proposal.id(), proposal);
       queue.addLast(proposal);
-      queued.signal();
+      if (!sending && submitter.canSubmit() && inFlight.tryAcquire()) {
+        sending = true;
+        sendNow = takeBatch();
+      } else {
+        queued.signal();
+      }
     } finally {
       lock.unlock();
     }
-    scheduleTimeout(proposal);
+    if (sendNow != null) {
+      send(sendNow);
+    }
     return future;
   }
 
@@ -167,9 +192,9 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
     }
     ReplicationException closing = notReady("the replicator is closed", null);
     waiting.values().forEach(p -> fail(p, closing));
-    timer.shutdownNow();
+    sweeper.shutdownNow();
     try {
-      timer.awaitTermination(10, TimeUnit.SECONDS);
+      sweeper.awaitTermination(10, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -184,11 +209,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
         if (batch == null) {
           return;
         }
-        if (batch.isEmpty()) {
-          inFlight.release();
-        } else {
-          submit(batch);
-        }
+        send(batch);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -215,33 +236,63 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
     }
   }
 
-  /** Waits for queued txns and takes as many as fit one entry; null once closed. */
+  /**
+   * Waits for queued txns while no other thread is sending, and takes as many
+   * as fit one entry, marking the proposer as sending; null once closed.
+   */
   private List<Proposal> nextBatch() throws InterruptedException {
     lock.lock();
     try {
-      while (queue.isEmpty() && !closed) {
+      while ((queue.isEmpty() || sending) && !closed) {
         queued.await();
       }
       if (closed) {
         return null;
       }
-      List<Proposal> batch = new ArrayList<>();
-      long bytes = 0;
-      while (!queue.isEmpty() && batch.size() < maxTxnsPerEntry) {
-        Proposal next = queue.peekFirst();
-        int size = next.txn().getSerializedSize();
-        if (!batch.isEmpty() && bytes + size > maxEntryBytes) {
-          break;
-        }
-        queue.pollFirst();
-        if (!next.future().isDone()) { // timed out while queued: it never enters the log
-          batch.add(next);
-          bytes += size;
-        }
-      }
-      return batch;
+      sending = true;
+      return takeBatch();
     } finally {
       lock.unlock();
+    }
+  }
+
+  /** Takes as many queued txns as fit one entry; the caller holds the lock. */
+  private List<Proposal> takeBatch() {
+    List<Proposal> batch = new ArrayList<>();
+    long bytes = 0;
+    while (!queue.isEmpty() && batch.size() < maxTxnsPerEntry) {
+      Proposal next = queue.peekFirst();
+      int size = next.txn().getSerializedSize();
+      if (!batch.isEmpty() && bytes + size > maxEntryBytes) {
+        break;
+      }
+      queue.pollFirst();
+      if (!next.future().isDone()) { // timed out while queued: it never enters the log
+        batch.add(next);
+        bytes += size;
+      }
+    }
+    return batch;
+  }
+
+  /** Submits a batch taken with an in-flight permit, then lets the next sender go. */
+  private void send(List<Proposal> batch) {
+    try {
+      if (batch.isEmpty()) {
+        inFlight.release();
+      } else {
+        submit(batch);
+      }
+    } finally {
+      lock.lock();
+      try {
+        sending = false;
+        if (!queue.isEmpty()) {
+          queued.signal();
+        }
+      } finally {
+        lock.unlock();
+      }
     }
   }
 
@@ -270,12 +321,16 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
     });
   }
 
-  private void scheduleTimeout(Proposal proposal) {
-    try {
-      ScheduledFuture<?> expiry = timer.schedule(() -> timeOut(proposal), timeout.toNanos(), TimeUnit.NANOSECONDS);
-      proposal.future().whenComplete((result, error) -> expiry.cancel(false));
-    } catch (RejectedExecutionException e) {
-      // closing concurrently: close() fails every waiting proposal
+  private void timeOutExpired() {
+    long now = System.nanoTime();
+    for (Proposal proposal : waiting.values()) {
+      if (now - proposal.deadlineNanos() >= 0 && !proposal.future().isDone()) {
+        try {
+          timeOut(proposal);
+        } catch (RuntimeException e) { // a periodic task that throws is never run again
+          LOG.error("timing out proposal {} failed", proposal.id(), e);
+        }
+      }
     }
   }
 

@@ -31,8 +31,8 @@ import org.junit.jupiter.api.Test;
 class GroupCommitProposerTest {
   private static final long WAIT_SECONDS = 30;
 
-  /** An entry handed to the fake log, and the future that says how the log took it. */
-  private record Submitted(LogEntry entry, CompletableFuture<Void> reply) {}
+  /** An entry handed to the fake log by thread {@code by}, and the future that says how the log took it. */
+  private record Submitted(LogEntry entry, CompletableFuture<Void> reply, Thread by) {}
 
   private final BlockingQueue<Submitted> log = new LinkedBlockingQueue<>();
   private final List<String> events = Collections.synchronizedList(new ArrayList<>());
@@ -45,6 +45,7 @@ class GroupCommitProposerTest {
     }
   }
 
+  private volatile boolean slowLog;
   private final java.util.concurrent.atomic.AtomicBoolean leaderKnown = new java.util.concurrent.atomic.AtomicBoolean(true);
 
   private GroupCommitProposer start(Function<ReplicationConfig.Builder, ReplicationConfig.Builder> settings) {
@@ -55,7 +56,11 @@ class GroupCommitProposerTest {
       @Override
       public GroupCommitProposer.Submission submit(LogEntry entry) {
         CompletableFuture<Void> reply = new CompletableFuture<>();
-        log.add(new Submitted(entry, reply));
+        if (slowLog) { // widens the window in which two senders could overtake each other
+          java.util.concurrent.locks.LockSupport.parkNanos(
+              java.util.concurrent.ThreadLocalRandom.current().nextLong(TimeUnit.MILLISECONDS.toNanos(1)));
+        }
+        log.add(new Submitted(entry, reply, Thread.currentThread()));
         return new GroupCommitProposer.Submission(reply, () -> {
           events.add("abandoned");
           reply.completeExceptionally(new IOException("given up on"));
@@ -239,6 +244,91 @@ class GroupCommitProposerTest {
       applyAndReply(next);
     }
     assertTrue(first.entry().getTxnsCount() <= 3);
+  }
+
+  @Test
+  void aCallerFindingNothingInFlightSendsItsTxnItself() throws Exception {
+    start(b -> b);
+
+    proposer.propose(Txn.newBuilder());
+
+    Submitted s = log.poll(); // already there: no drainer had to wake for it
+    assertNotEquals(null, s, "the txn was not sent by the caller");
+    assertEquals(Thread.currentThread(), s.by());
+  }
+
+  @Test
+  void txnsQueuedBehindEntriesInFlightGoOutInOneEntryFromTheDrainer() throws Exception {
+    start(b -> b.maxEntriesInFlight(2)); // the drainer holds one permit while it waits
+    proposer.propose(Txn.newBuilder().setSessionId(1));
+    Submitted first = nextSubmitted();
+
+    proposer.propose(Txn.newBuilder().setSessionId(2));
+    proposer.propose(Txn.newBuilder().setSessionId(3));
+    applyAndReply(first);
+
+    List<Long> sessions = new ArrayList<>();
+    while (sessions.size() < 2) {
+      Submitted next = nextSubmitted();
+      assertNotEquals(Thread.currentThread(), next.by());
+      next.entry().getTxnsList().forEach(t -> sessions.add(t.getSessionId()));
+      applyAndReply(next);
+    }
+    assertEquals(List.of(2L, 3L), sessions);
+  }
+
+  @Test
+  void txnsReachTheLogInTheOrderEachCallerProposedThem() throws Exception {
+    start(b -> b);
+    slowLog = true;
+    int callers = 6;
+    int each = 300;
+    List<Txn> logged = Collections.synchronizedList(new ArrayList<>()); // in the order entries were handed over
+    Thread applier = new Thread(() -> {
+      try {
+        while (!Thread.currentThread().isInterrupted()) {
+          Submitted s = log.poll(100, TimeUnit.MILLISECONDS);
+          if (s != null) {
+            logged.addAll(s.entry().getTxnsList());
+            applyAndReply(s);
+          }
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    applier.start();
+    try {
+      List<Thread> threads = new ArrayList<>();
+      List<CompletableFuture<TxnResult>> futures = Collections.synchronizedList(new ArrayList<>());
+      for (int c = 1; c <= callers; c++) {
+        long session = c;
+        threads.add(new Thread(() -> {
+          for (int i = 0; i < each; i++) {
+            futures.add(proposer.propose(Txn.newBuilder().setSessionId(session).setAttachment(i)));
+          }
+        }));
+      }
+      threads.forEach(Thread::start);
+      for (Thread t : threads) {
+        t.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+      }
+      for (CompletableFuture<TxnResult> f : futures) {
+        f.get(WAIT_SECONDS, TimeUnit.SECONDS);
+      }
+    } finally {
+      applier.interrupt();
+      applier.join();
+    }
+
+    assertEquals(callers * each, logged.size());
+    for (int c = 1; c <= callers; c++) {
+      long session = c;
+      List<Long> order = logged.stream().filter(t -> t.getSessionId() == session).map(Txn::getAttachment).toList();
+      int first = java.util.stream.IntStream.range(0, each).filter(i -> order.get(i) != i).findFirst().orElse(-1);
+      assertEquals(-1, first, "caller " + c + "'s txns reached the log out of order: at position " + first
+          + " came its txn " + (first < 0 ? "" : order.get(first)));
+    }
   }
 
   private static ErrorCode failureCode(CompletableFuture<TxnResult> future) {
