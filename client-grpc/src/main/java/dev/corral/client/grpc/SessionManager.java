@@ -173,7 +173,8 @@ final class SessionManager implements SessionStream.Listener {
   private ManagedChannel channel(ServerList.Address server) {
     ManagedChannelBuilder<?> builder =
         Grpc.newChannelBuilderForAddress(server.host(), server.port(), InsecureChannelCredentials.create())
-            .maxInboundMessageSize(MAX_INBOUND_BYTES);
+            .maxInboundMessageSize(MAX_INBOUND_BYTES)
+            .directExecutor();
     if (config.interceptor() != null) {
       builder.intercept(config.interceptor());
     }
