@@ -3,6 +3,8 @@ package dev.corral.bench;
 /**
  * Sizes of one run. Every loop is bounded by a count and by a time cap.
  *
+ * @param w1WarmMs W1 warm-up time: the warm-up rounds repeat until it has passed (the JIT of a
+ *     fresh server on 2 cores is still compiling its hot paths after a single short round)
  * @param w1Ops1 W1 ops per phase with 1 client
  * @param w1Ops8 W1 ops per phase per client with 8 clients
  * @param phaseCapMs time cap of any measured loop
@@ -19,23 +21,23 @@ package dev.corral.bench;
  * @param w6MeasureMs W6 measured time (throughput, and the leader changes of a run without faults)
  * @param w6Trials W6 kill -9 trials of the leader
  */
-public record Params(String name, int w1Ops1, int w1Ops8, long phaseCapMs, int w2Warm, int w2Cycles, long w3WarmMs,
+public record Params(String name, long w1WarmMs, int w1Ops1, int w1Ops8, long phaseCapMs, int w2Warm, int w2Cycles, long w3WarmMs,
     long w3MeasureMs, int w4Clean, int w4Kill, int w5Warm, int w5Changes, int memNodes, long w6WarmMs,
     long w6MeasureMs, int w6Trials) {
 
   /** The full run. */
   public static Params full() {
-    return new Params("full", 3000, 1500, 30_000, 500, 3000, 3000, 20_000, 5, 5, 300, 2000, 100_000,
-        5000, 60_000, 5);
+    return new Params("full", 20_000, 3000, 1500, 30_000, 500, 3000, 3000, 20_000, 5, 5, 300, 2000, 100_000,
+        30_000, 30_000, 5);
   }
 
   /** A small version of everything, a couple of minutes for all systems. */
   public static Params quick() {
-    return new Params("quick", 300, 100, 8_000, 100, 300, 1000, 4000, 1, 1, 50, 200, 20_000, 2000, 10_000, 2);
+    return new Params("quick", 2000, 300, 100, 8_000, 100, 300, 1000, 4000, 1, 1, 50, 200, 20_000, 2000, 10_000, 2);
   }
 
   /** Tiny, for the unit test (Corral only). */
   public static Params tiny() {
-    return new Params("tiny", 30, 10, 5_000, 10, 30, 300, 1000, 1, 1, 10, 30, 1000, 1000, 2000, 1);
+    return new Params("tiny", 0, 30, 10, 5_000, 10, 30, 300, 1000, 1, 1, 10, 30, 1000, 1000, 2000, 1);
   }
 }

@@ -93,9 +93,12 @@ public final class Workloads {
 
   /** W1: create/getData/setData/delete of 1 KiB values with 1 and 8 clients (after a warm-up). */
   public void w1() throws Exception {
-    say("W1 warm-up");
-    w1Run(1, Math.max(50, p.w1Ops1() / 3), "/bench/w1warm-1", false);
-    w1Run(8, Math.max(20, p.w1Ops8() / 3), "/bench/w1warm-8", false);
+    say("W1 warm-up, at least %d ms", p.w1WarmMs());
+    long warmEnd = System.nanoTime() + p.w1WarmMs() * 1_000_000L;
+    do { // each round deletes what it created
+      w1Run(1, Math.max(50, p.w1Ops1() / 3), "/bench/w1warm-1", false);
+      w1Run(8, Math.max(20, p.w1Ops8() / 3), "/bench/w1warm-8", false);
+    } while (System.nanoTime() < warmEnd);
     for (int clients : new int[] {1, 8}) {
       int ops = clients == 1 ? p.w1Ops1() : p.w1Ops8();
       say("W1 %d client(s), %d ops per phase per client", clients, ops);
