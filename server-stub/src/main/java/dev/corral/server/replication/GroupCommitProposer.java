@@ -28,8 +28,10 @@ import org.slf4j.LoggerFactory;
  * packed, whatever is queued at once, into one log entry, keeping at most a few
  * entries in flight, so that under load many txns share one Raft round and one
  * fsync. A caller that finds nothing being sent and room in flight sends itself;
- * otherwise one drainer thread sends what queued up meanwhile. Each caller's future completes on the apply thread when the entry
- * holding its txn has been applied here ({@link #applied}, called by the state).
+ * otherwise one drainer thread sends what queued up meanwhile. Each caller's
+ * future completes on the apply thread when the entry holding its txn has been
+ * applied here ({@link #applied}, called by the state). A proposal not applied
+ * within the operation timeout fails; one sweep finds those past their deadline.
  */
 final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GroupCommitProposer.class);
