@@ -22,8 +22,11 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -57,8 +60,7 @@ class GroupCommitProposerTest {
       public GroupCommitProposer.Submission submit(LogEntry entry) {
         CompletableFuture<Void> reply = new CompletableFuture<>();
         if (slowLog) { // widens the window in which two senders could overtake each other
-          java.util.concurrent.locks.LockSupport.parkNanos(
-              java.util.concurrent.ThreadLocalRandom.current().nextLong(TimeUnit.MILLISECONDS.toNanos(1)));
+          LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(TimeUnit.MILLISECONDS.toNanos(1)));
         }
         log.add(new Submitted(entry, reply, Thread.currentThread()));
         return new GroupCommitProposer.Submission(reply, () -> {
@@ -258,8 +260,8 @@ class GroupCommitProposerTest {
   }
 
   @Test
-  void txnsQueuedBehindEntriesInFlightGoOutInOneEntryFromTheDrainer() throws Exception {
-    start(b -> b.maxEntriesInFlight(2)); // the drainer holds one permit while it waits
+  void txnsProposedWhileTheCallersMayNotSendGoOutThroughTheDrainerInOrder() throws Exception {
+    start(b -> b.maxEntriesInFlight(2)); // the drainer holds one permit while it waits, the first txn the other
     proposer.propose(Txn.newBuilder().setSessionId(1));
     Submitted first = nextSubmitted();
 
@@ -325,7 +327,7 @@ class GroupCommitProposerTest {
     for (int c = 1; c <= callers; c++) {
       long session = c;
       List<Long> order = logged.stream().filter(t -> t.getSessionId() == session).map(Txn::getAttachment).toList();
-      int first = java.util.stream.IntStream.range(0, each).filter(i -> order.get(i) != i).findFirst().orElse(-1);
+      int first = IntStream.range(0, each).filter(i -> order.get(i) != i).findFirst().orElse(-1);
       assertEquals(-1, first, "caller " + c + "'s txns reached the log out of order: at position " + first
           + " came its txn " + (first < 0 ? "" : order.get(first)));
     }
