@@ -261,7 +261,10 @@ class GroupCommitProposerTest {
 
   @Test
   void txnsProposedWhileTheCallersMayNotSendGoOutThroughTheDrainerInOrder() throws Exception {
-    start(b -> b.maxEntriesInFlight(2)); // the drainer holds one permit while it waits, the first txn the other
+    // one entry in flight: the first txn takes it (sent by the caller or the drainer, whichever took the permit),
+    // so the next two cannot be sent by their callers; with two, a caller could take the permit the drainer
+    // had not yet taken at its start
+    start(b -> b.maxEntriesInFlight(1));
     proposer.propose(Txn.newBuilder().setSessionId(1));
     Submitted first = nextSubmitted();
 
