@@ -1,5 +1,7 @@
 package dev.corral.server.replication;
 
+import static dev.corral.server.replication.DaemonThreads.daemon;
+
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.corral.proto.internal.LogEntry;
 import dev.corral.server.tree.TreeSnapshot;
@@ -56,11 +58,7 @@ final class CorralStateMachine extends BaseStateMachine {
   private final Consumer<RaftPeerId> leaderListener;
   private final EntryClock entryClock;
   private final SnapshotStorage storage = new SnapshotStorage();
-  private final ExecutorService snapshotWriter = Executors.newSingleThreadExecutor(runnable -> {
-    Thread thread = new Thread(runnable, "corral-snapshot-writer");
-    thread.setDaemon(true);
-    return thread;
-  });
+  private final ExecutorService snapshotWriter = Executors.newSingleThreadExecutor(daemon("corral-snapshot-writer"));
   private final AtomicBoolean writeNextSnapshotNow = new AtomicBoolean();
   private final CompletableFuture<Void> leaderReady = new CompletableFuture<>();
 

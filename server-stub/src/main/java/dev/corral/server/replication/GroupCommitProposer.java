@@ -1,5 +1,7 @@
 package dev.corral.server.replication;
 
+import static dev.corral.server.replication.DaemonThreads.daemon;
+
 import dev.corral.proto.internal.LogEntry;
 import dev.corral.proto.internal.Txn;
 import dev.corral.proto.v1.ErrorCode;
@@ -15,7 +17,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
@@ -413,14 +414,5 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
       origin = new SecureRandom().nextLong();
     } while (origin == 0);
     return origin;
-  }
-
-  private static ThreadFactory daemon(String name) {
-    return runnable -> {
-      Thread thread = Executors.defaultThreadFactory().newThread(runnable);
-      thread.setName(name);
-      thread.setDaemon(true);
-      return thread;
-    };
   }
 }

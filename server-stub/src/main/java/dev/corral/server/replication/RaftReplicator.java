@@ -1,5 +1,7 @@
 package dev.corral.server.replication;
 
+import static dev.corral.server.replication.DaemonThreads.daemon;
+
 import dev.corral.proto.internal.LogEntry;
 import dev.corral.proto.internal.Txn;
 import dev.corral.server.tree.TxnResult;
@@ -146,16 +148,8 @@ public final class RaftReplicator implements Replicator {
     // with no follower moving, is stuck (W6: a leader stuck for 2 s made the first write after a kill 3.6 s)
     this.unreadyWatch = new UnreadyLeaderWatch(max(Duration.ofSeconds(1), config.electionTimeoutMax().multipliedBy(2)));
     this.deadLeaderWatch = new DeadLeaderWatch(config.electionTimeoutMin());
-    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread thread = new Thread(r, "corral-replicator-timer-" + config.self());
-      thread.setDaemon(true);
-      return thread;
-    });
-    this.retirer = Executors.newSingleThreadExecutor(r -> {
-      Thread thread = new Thread(r, "corral-forwarder-retirer-" + config.self());
-      thread.setDaemon(true);
-      return thread;
-    });
+    this.timer = Executors.newSingleThreadScheduledExecutor(daemon("corral-replicator-timer-" + config.self()));
+    this.retirer = Executors.newSingleThreadExecutor(daemon("corral-forwarder-retirer-" + config.self()));
   }
 
   /**
