@@ -3,6 +3,7 @@ package dev.corral.client;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Waiting for a node to go away: the one mechanism every recipe uses to wait
@@ -15,12 +16,17 @@ public final class NodeDeletion {
    * Waits until {@code path} does not exist, at most {@code time}. Returns
    * true if it is gone, false if the time passed first. Also returns (true or
    * false after re-checking) when the watch fires for another reason, so
-   * callers loop over their own condition.
+   * callers loop over their own condition. A deletion event answers by itself:
+   * waking up costs no further round trip.
    */
   public static boolean await(CoordinationClient client, String path, long time, TimeUnit unit)
       throws CoordinationException, InterruptedException {
     CountDownLatch changed = new CountDownLatch(1);
-    Watcher watcher = event -> changed.countDown();
+    AtomicReference<EventType> fired = new AtomicReference<>();
+    Watcher watcher = event -> {
+      fired.set(event.type());
+      changed.countDown();
+    };
     Optional<Stat> stat = client.exists(path, watcher);
     if (stat.isEmpty()) {
       forget(client, path, watcher); // exists left a creation watch we do not want
@@ -28,6 +34,8 @@ public final class NodeDeletion {
     }
     if (!changed.await(time, unit)) {
       forget(client, path, watcher);
+    } else if (fired.get() == EventType.NODE_DELETED) {
+      return true;
     }
     return client.exists(path).isEmpty();
   }

@@ -10,7 +10,6 @@ import dev.corral.client.Paths;
 import dev.corral.client.Protection;
 import dev.corral.client.SequentialNames;
 import dev.corral.client.SessionExpiredException;
-import dev.corral.client.Stat;
 import dev.corral.client.Watcher;
 import dev.corral.client.WatcherType;
 import java.util.ArrayList;
@@ -109,7 +108,6 @@ final class LockDriver {
   private Optional<Granted> waitForGrant(LockNodes.Entry entry, String guid, Deadline deadline)
       throws CoordinationException, InterruptedException {
     List<String> siblings = entry.siblings();
-    boolean waited = false;
     int failures = 0;
     while (true) {
       try {
@@ -123,14 +121,14 @@ final class LockDriver {
         siblings = withoutStrayTwins(siblings, entry.name(), guid);
         OrderingRule.Verdict verdict = rule.decide(siblings, entry.name());
         if (verdict.granted()) {
-          // granted from the create's own multi: that answer proves the node and its session; after
-          // a wait, look again (a waiter whose session ended meanwhile is never granted)
-          return Optional.of(waited ? confirm(entry) : new Granted(entry.path(), entry.czxid(), entry.session()));
+          // the listing proves the node: read in the node's session (checked above, after the read), it
+          // holds a name that only this attempt uses, and an ephemeral node goes in the same change
+          // that ends its session; so a waiter whose session ended meanwhile is never granted
+          return Optional.of(new Granted(entry.path(), entry.czxid(), entry.session()));
         }
         if (deadline.expired()) {
           return Optional.empty();
         }
-        waited = true;
         long slice = deadline.sliceNanos(WAIT_SLICE_NANOS);
         if (verdict.watch().isPresent()) {
           NodeDeletion.await(client, Paths.join(dir, verdict.watch().get()), slice, TimeUnit.NANOSECONDS);
@@ -143,24 +141,9 @@ final class LockDriver {
           throw e;
         }
         siblings = null;
-        waited = true;
         LockNodes.pause(client, deadline, ++failures);
       }
     }
-  }
-
-  /**
-   * Before granting: the node must still exist and belong to the session that
-   * created it, which must still be the client's session (a waiter whose
-   * session expired is never granted).
-   */
-  private Granted confirm(LockNodes.Entry entry) throws CoordinationException, InterruptedException {
-    Optional<Stat> stat = client.exists(entry.path());
-    if (stat.isEmpty() || stat.get().ephemeralOwner() != entry.session()) {
-      throw new SessionExpiredException("lock node " + entry.path() + " is gone: its session ended", null);
-    }
-    LockNodes.checkSession(client, entry.session(), entry.path());
-    return new Granted(entry.path(), stat.get().czxid(), entry.session());
   }
 
   private List<String> siblings() throws CoordinationException, InterruptedException {

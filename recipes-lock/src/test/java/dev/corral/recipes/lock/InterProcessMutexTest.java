@@ -37,6 +37,27 @@ class InterProcessMutexTest extends ServerTest {
   }
 
   @Test
+  void aWaiterWokenByItsPredecessorsDeletionIsGrantedAfterOneListing() throws Exception {
+    InterProcessMutex holder = new InterProcessMutex(clients.newClient(), path);
+    holder.acquire();
+    CountingClient counting = clients.newCountingClient();
+    InterProcessMutex waiter = new InterProcessMutex(counting.client(), path);
+    Future<List<Integer>> waiting = clients.threads().submit(() -> {
+      assertTrue(waiter.acquire(seconds(PATIENCE), TimeUnit.SECONDS));
+      List<Integer> seen = List.of(counting.calls("getChildren"), counting.serverCalls());
+      waiter.release();
+      return seen;
+    });
+    // the waiter's create+list, then its watch on the holder's node
+    await().atMost(PATIENCE).pollInterval(Duration.ofMillis(5)).until(() -> counting.calls("exists") == 1);
+    counting.resetCalls();
+    holder.release();
+    List<Integer> seen = waiting.get(seconds(PATIENCE), TimeUnit.SECONDS);
+    assertEquals(1, seen.get(0), "the listing that decides the grant");
+    assertEquals(1, seen.get(1), "server calls from the wake-up to the grant");
+  }
+
+  @Test
   void lockNodesAreProtectedAndSequential() throws Exception {
     InterProcessMutex lock = new InterProcessMutex(clients.newClient(), path);
     lock.acquire();
