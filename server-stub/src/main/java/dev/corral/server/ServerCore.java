@@ -221,7 +221,8 @@ public final class ServerCore implements ReplicatedState {
   }
 
   /**
-   * Answers exists / get_data / get_children and leaves the requested watch.
+   * Answers exists / get_data / get_children (alone, or a multi of them only)
+   * and leaves the requested watch.
    * The caller holds the read lock.
    */
   public Response read(long sessionId, Request request) {

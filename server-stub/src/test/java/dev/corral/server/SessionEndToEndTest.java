@@ -16,6 +16,7 @@ import dev.corral.proto.v1.AddWatchMode;
 import dev.corral.proto.v1.CreateMode;
 import dev.corral.proto.v1.ErrorCode;
 import dev.corral.proto.v1.EventType;
+import dev.corral.proto.v1.ExistsRequest;
 import dev.corral.proto.v1.GetChildrenRequest;
 import dev.corral.proto.v1.MultiOp;
 import dev.corral.proto.v1.Response;
@@ -165,6 +166,20 @@ class SessionEndToEndTest {
       String created = multi.getMulti().getResults(0).getCreate().getPath();
       assertEquals("/locks/lock-0000000000", created);
       assertEquals(List.of("lock-0000000000"), multi.getMulti().getResults(1).getGetChildren().getChildrenList());
+    }
+  }
+
+  @Test
+  void multiOfReadsOnlyIsAnsweredWithoutARoundOfTheLog() {
+    try (RawSession s = live.open()) {
+      s.ok(create("/reads", ""));
+      Response last = s.ok(create("/reads/a", "x"));
+      Response reads = s.ok(Ops.multi(
+          MultiOp.newBuilder().setGetChildren(GetChildrenRequest.newBuilder().setPath("/reads")).build(),
+          MultiOp.newBuilder().setExists(ExistsRequest.newBuilder().setPath("/reads/a")).build()));
+      assertEquals(List.of("a"), reads.getMulti().getResults(0).getGetChildren().getChildrenList());
+      assertEquals(last.getCreate().getStat().getCzxid(), reads.getMulti().getResults(1).getExists().getStat().getCzxid());
+      assertEquals(last.getZxid(), reads.getZxid(), "answered at the last applied zxid: no txn of its own");
     }
   }
 

@@ -25,6 +25,7 @@ import dev.corral.server.ServerConfig;
 import dev.corral.server.ServerCore;
 import dev.corral.server.ServerCore.AttachOutcome;
 import dev.corral.server.session.SessionSink;
+import dev.corral.server.tree.DataTree;
 import dev.corral.server.tree.RequestValidator;
 import dev.corral.server.tree.TxnResult;
 import dev.corral.server.watch.WatchKind;
@@ -260,8 +261,16 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
       return;
     }
     switch (request.getOpCase()) {
-      case CREATE, DELETE, SET_DATA, MULTI -> enqueueWrite(request);
-      case EXISTS, GET_DATA, GET_CHILDREN -> enqueue(Slot.local(xid, () -> withXid(core.read(sessionId, request), xid)));
+      case CREATE, DELETE, SET_DATA -> enqueueWrite(request);
+      // a multi of reads only changes nothing: answered here, as a read, without a round of the log
+      case MULTI -> {
+        if (DataTree.readsOnly(request.getMulti())) {
+          enqueueRead(request);
+        } else {
+          enqueueWrite(request);
+        }
+      }
+      case EXISTS, GET_DATA, GET_CHILDREN -> enqueueRead(request);
       case PING -> enqueue(Slot.local(xid, () -> ok(xid).setPing(PingResult.getDefaultInstance()).build()));
       case SYNC -> enqueue(new Slot(xid, core.replicator().sync(),
           () -> ok(xid).setSync(SyncResult.newBuilder().setPath(request.getSync().getPath())).build(), () -> { }));
@@ -272,6 +281,11 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
       default -> fatal(ErrorCode.UNKNOWN_OPERATION, "request xid " + xid + ": operation "
           + request.getOpCase() + " is not supported");
     }
+  }
+
+  private void enqueueRead(Request request) {
+    long xid = request.getXid();
+    enqueue(Slot.local(xid, () -> withXid(core.read(sessionId, request), xid)));
   }
 
   private void enqueueWrite(Request request) {

@@ -3,6 +3,7 @@ package dev.corral.server.tree;
 import dev.corral.proto.v1.ErrorCode;
 import dev.corral.proto.internal.ExpireNode;
 import dev.corral.proto.internal.Txn;
+import dev.corral.proto.v1.MultiRequest;
 import dev.corral.proto.v1.OpResult;
 import dev.corral.proto.v1.Request;
 import dev.corral.proto.v1.Response;
@@ -60,12 +61,15 @@ public final class DataTree {
   }
 
   /**
-   * Answers exists / get_data / get_children at {@link #lastZxid()} (watch
-   * flags are ignored here).
+   * Answers exists / get_data / get_children, and a multi of those only, at
+   * {@link #lastZxid()} (watch flags are ignored here).
    *
    * @throws IllegalArgumentException for any other operation
    */
   public Response read(Request request) {
+    if (request.getOpCase() == Request.OpCase.MULTI && readsOnly(request.getMulti())) {
+      return MultiApplier.read(state, request.getMulti(), lastZxid);
+    }
     OpResult result = switch (request.getOpCase()) {
       case EXISTS -> Reader.exists(state, request.getExists().getPath());
       case GET_DATA -> Reader.getData(state, request.getGetData().getPath());
@@ -73,6 +77,14 @@ public final class DataTree {
       default -> throw new IllegalArgumentException("not a read: " + request.getOpCase());
     };
     return Responses.single(lastZxid, result);
+  }
+
+  /**
+   * True for a multi of reads only: it changes nothing, so it is answered here
+   * ({@link #read}) rather than through the log.
+   */
+  public static boolean readsOnly(MultiRequest multi) {
+    return MultiApplier.readsOnly(multi);
   }
 
   /** The node's Stat, or empty if there is no node at {@code path}. */

@@ -55,6 +55,26 @@ final class MultiApplier {
     };
   }
 
+  /** True for a multi of reads only (get_children, get_data, exists), at least one: it changes nothing. */
+  static boolean readsOnly(MultiRequest multi) {
+    return multi.getOpsCount() > 0 && multi.getOpsList().stream().allMatch(op -> switch (op.getOpCase()) {
+      case GET_CHILDREN, GET_DATA, EXISTS -> true;
+      default -> false;
+    });
+  }
+
+  /**
+   * Answers a multi of reads only against the state as it stands, as the log
+   * would have: every result or, at the first failure, that error and every
+   * operation's result, at {@code zxid} (the last applied).
+   */
+  static Response read(TreeState state, MultiRequest multi, long zxid) {
+    if (!readsOnly(multi)) {
+      throw new IllegalArgumentException("not a multi of reads only");
+    }
+    return new MultiApplier(state, null, zxid).apply(multi); // reads never reach the writer
+  }
+
   /**
    * The answer to a multi whose operation {@code failed} failed with {@code
    * error}: that error (naming the operation) and every operation's result.

@@ -23,6 +23,8 @@ import dev.corral.proto.v1.Error;
 import dev.corral.proto.v1.ErrorCode;
 import dev.corral.proto.v1.MultiOp;
 import dev.corral.proto.v1.OpResult;
+import dev.corral.proto.v1.Request;
+import dev.corral.proto.v1.Response;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -171,6 +173,23 @@ class MultiTest {
   void failedReadInsideAMultiFailsIt() {
     h.fails(session, multi(opCreate("/a", PERSISTENT), opGetData("/nope")), ErrorCode.NO_NODE);
     assertFalse(h.exists("/a"));
+  }
+
+  @Test
+  void aMultiOfReadsIsAnsweredFromTheTreeAsTheLogWouldAnswerIt() {
+    h.ok(session, create("/a"));
+    h.ok(session, create("/a/b"));
+    for (Request reads : List.of(
+        multi(opGetChildren("/a"), opGetData("/a/b"), opExists("/nope")),
+        multi(opGetChildren("/a"), opGetData("/nope"), opExists("/a")))) {
+      assertTrue(DataTree.readsOnly(reads.getMulti()));
+      Response local = h.read(reads);
+      Response logged = h.write(session, reads).response();
+      assertEquals(logged.getError(), local.getError());
+      assertEquals(logged.getMulti(), local.getMulti());
+    }
+    assertFalse(DataTree.readsOnly(multi(opGetChildren("/a"), opCheck("/a", -1)).getMulti()));
+    assertFalse(DataTree.readsOnly(multi().getMulti()));
   }
 
   @Test
