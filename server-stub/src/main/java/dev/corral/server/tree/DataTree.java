@@ -67,8 +67,8 @@ public final class DataTree {
    * @throws IllegalArgumentException for any other operation
    */
   public Response read(Request request) {
-    if (request.getOpCase() == Request.OpCase.MULTI && readsOnly(request.getMulti())) {
-      return MultiApplier.read(state, request.getMulti(), lastZxid);
+    if (request.getOpCase() == Request.OpCase.MULTI) {
+      return MultiApplier.read(state, request.getMulti(), lastZxid); // refuses a multi that writes
     }
     OpResult result = switch (request.getOpCase()) {
       case EXISTS -> Reader.exists(state, request.getExists().getPath());
