@@ -59,7 +59,7 @@ public final class CorralServer implements AutoCloseable {
 
   /** Starts a server on the given transport (e.g. an in-process one in tests). */
   public static CorralServer start(ServerConfig config, ServerBuilder<?> transport) {
-    return start(config, transport, Replicators::raft);
+    return start(config, transport, Replicators::start);
   }
 
   private static CorralServer start(ServerConfig config, ServerBuilder<?> transport,

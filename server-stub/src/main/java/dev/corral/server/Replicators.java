@@ -1,5 +1,6 @@
 package dev.corral.server;
 
+import dev.corral.server.replication.LocalReplicator;
 import dev.corral.server.replication.RaftMember;
 import dev.corral.server.replication.RaftReplicator;
 import dev.corral.server.replication.ReplicationConfig;
@@ -13,12 +14,15 @@ final class Replicators {
   private Replicators() {}
 
   /**
-   * This server's member of the Raft group (a group of one on loopback unless
-   * the config lists an ensemble), replaying its log into {@code core} before
-   * returning.
+   * This server's replicator, with its log replayed into {@code core}: a
+   * {@link LocalReplicator} on a single server, a member of the Raft group
+   * when the config lists an ensemble. A single server whose data directory
+   * already holds a Raft group's storage (written before single servers had a
+   * log of their own) goes on as a Raft group of one, so that its data is kept.
    */
-  static Replicator raft(ServerConfig config, ServerCore core) {
-    List<RaftMember> members = config.members().isEmpty()
+  static Replicator start(ServerConfig config, ServerCore core) {
+    boolean single = config.members().isEmpty();
+    List<RaftMember> members = single
         ? List.of(new RaftMember(ServerConfig.SINGLE_MEMBER_ID, "127.0.0.1", config.raftPort()))
         : config.members().stream().map(m -> new RaftMember(m.id(), m.host(), m.peerPort())).toList();
     ReplicationConfig replication = ReplicationConfig.builder()
@@ -30,11 +34,16 @@ final class Replicators {
         .logSegmentBytes(config.logSegmentBytes())
         .build();
     try {
+      if (single && !LocalReplicator.holdsRaftStorage(config.dataDir())) {
+        LocalReplicator replicator = LocalReplicator.create(replication, core);
+        replicator.start();
+        return replicator;
+      }
       RaftReplicator replicator = RaftReplicator.create(replication, core);
       replicator.start();
       return replicator;
     } catch (IOException e) {
-      throw new UncheckedIOException("could not start the Raft log in " + config.dataDir(), e);
+      throw new UncheckedIOException("could not start the log in " + config.dataDir(), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while starting the Raft log", e);

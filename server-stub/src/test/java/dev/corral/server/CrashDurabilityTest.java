@@ -62,6 +62,7 @@ class CrashDurabilityTest {
       assertTrue(files.anyMatch(f -> f.getFileName().toString().startsWith("snapshot.")),
           "periodic snapshots were taken before the crash");
     }
+    assertTrue(Files.isDirectory(dataDir.resolve("log")), "a single server writes its own log, not Raft's");
     try (ServerProcess restarted = ServerProcess.start(port, dataDir, "--tick", "2s", "--snapshot-every", "100")) {
       ManagedChannel channel = restarted.channel();
       try (RawSession s = RawSession.open(channel, 30_000)) {

@@ -91,8 +91,11 @@ final class SnapshotStorage extends SimpleStateMachineStorage {
 
   /** Reads the snapshot's tree after checking the file's MD5 (when it has one). */
   static DataTree read(SingleFileSnapshotInfo snapshot) throws IOException {
-    Path file = snapshot.getFile().getPath();
-    MD5Hash expected = snapshot.getFile().getFileDigest();
+    return read(snapshot.getFile().getPath(), snapshot.getFile().getFileDigest());
+  }
+
+  /** Reads a snapshot file's tree after checking its MD5 against {@code expected} (when not null). */
+  static DataTree read(Path file, MD5Hash expected) throws IOException {
     if (expected != null) {
       MD5Hash actual = MD5FileUtil.computeMd5ForFile(file.toFile());
       if (!expected.equals(actual)) {
@@ -114,7 +117,8 @@ final class SnapshotStorage extends SimpleStateMachineStorage {
     }
   }
 
-  private static MD5Hash writeAndSync(Path tmp, TreeSnapshot view) throws IOException {
+  /** Writes {@code view} to {@code tmp} and fsyncs it; returns the file's MD5. */
+  static MD5Hash writeAndSync(Path tmp, TreeSnapshot view) throws IOException {
     MessageDigest digest = MD5FileUtil.newMD5();
     try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE,
         StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
@@ -128,7 +132,7 @@ final class SnapshotStorage extends SimpleStateMachineStorage {
   }
 
   /** Ratis's {@code .md5} format ({@code <hex> *<file name>}), written and fsynced before the rename. */
-  private static void saveMd5(File snapshot, MD5Hash md5) throws IOException {
+  static void saveMd5(File snapshot, MD5Hash md5) throws IOException {
     Path md5File = MD5FileUtil.getDigestFileForFile(snapshot).toPath();
     Path tmp = md5File.resolveSibling(md5File.getFileName() + ".tmp");
     byte[] line = (md5 + " *" + snapshot.getName() + "\n").getBytes(StandardCharsets.UTF_8);
@@ -140,7 +144,8 @@ final class SnapshotStorage extends SimpleStateMachineStorage {
     Files.move(tmp, md5File, StandardCopyOption.ATOMIC_MOVE);
   }
 
-  private static void syncDirectory(Path dir) throws IOException {
+  /** Makes the directory's entries (files created, renamed or deleted in it) durable. */
+  static void syncDirectory(Path dir) throws IOException {
     try (FileChannel channel = FileChannel.open(dir, StandardOpenOption.READ)) {
       channel.force(true);
     }

@@ -1,0 +1,272 @@
+package dev.corral.server.replication;
+
+import java.io.BufferedInputStream;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import java.util.zip.CRC32C;
+
+/**
+ * The transaction log of a single server: numbered records in segment files,
+ * made durable with one fdatasync per batch of appends.
+ *
+ * <p>A segment is {@code log_<index of its first record>}, preallocated (as a
+ * sparse file) to the segment size, so that a flush writes the records and not
+ * the file's length: measured here, an fdatasync of 1 KiB took 0.09 ms p50 in a
+ * preallocated file and 0.13-0.14 ms when it grew the file. A record is its
+ * payload's length (never 0), a CRC32C of its index and payload, its index, and
+ * the payload; a length of 0 is the end of a segment's records.
+ *
+ * <p>On open, the last segment is read up to its first record that is torn
+ * (cut short, or failing its checksum, by a crash during a write that was
+ * never acknowledged) and cut there. A bad record in an earlier segment, which
+ * was complete and fsynced before the next one began, fails {@link #replay}.
+ * Not thread-safe except {@link #purgeUpTo}: one writer appends and flushes.
+ */
+final class LocalLog implements AutoCloseable {
+  private static final String PREFIX = "log_";
+  private static final int HEADER_BYTES = Integer.BYTES * 2 + Long.BYTES;
+  /** Larger than any entry a proposer may form: a length beyond it is garbage, not a record. */
+  private static final int MAX_RECORD_BYTES = 256 << 20;
+
+  /** Given each record read back, in index order. */
+  @FunctionalInterface
+  interface RecordConsumer {
+    void accept(long index, byte[] payload) throws IOException;
+  }
+
+  private record Segment(Path file, long firstIndex) {}
+
+  private final Path dir;
+  private final long segmentBytes;
+  private final List<Segment> segments; // guarded by this; the open segment last
+  private FileChannel open;
+  private long position; // where the next record goes in the open segment
+  private long lastIndex;
+  private ByteBuffer pending = ByteBuffer.allocate(64 << 10); // appended, not yet written
+
+  private LocalLog(Path dir, long segmentBytes, List<Segment> segments) {
+    this.dir = dir;
+    this.segmentBytes = segmentBytes;
+    this.segments = segments;
+  }
+
+  /**
+   * Opens the log in {@code dir} (created if missing), cutting a torn tail.
+   * {@code floorIndex} is the index of the latest snapshot (0 for none): the
+   * log must go on from it, and a log entirely before it is replaced by an
+   * empty one starting right after it.
+   *
+   * @throws IOException when the files cannot be read, or the log starts after
+   *     {@code floorIndex + 1} (the records in between are lost)
+   */
+  static LocalLog open(Path dir, long segmentBytes, long floorIndex) throws IOException {
+    Files.createDirectories(dir);
+    LocalLog log = new LocalLog(dir, segmentBytes, listSegments(dir));
+    synchronized (log) {
+      log.openTail(floorIndex);
+    }
+    return log;
+  }
+
+  private void openTail(long floorIndex) throws IOException {
+    if (!segments.isEmpty()) {
+      Segment tail = segments.get(segments.size() - 1);
+      long[] end = {tail.firstIndex() - 1};
+      long validBytes = read(tail, true, (index, payload) -> end[0] = index);
+      lastIndex = end[0];
+      if (lastIndex >= floorIndex) {
+        if (segments.get(0).firstIndex() > floorIndex + 1) {
+          throw new IOException("the log in " + dir + " starts at index " + segments.get(0).firstIndex()
+              + " but the latest snapshot is at " + floorIndex + ": the records in between are missing");
+        }
+        open = FileChannel.open(tail.file(), StandardOpenOption.READ, StandardOpenOption.WRITE);
+        open.truncate(validBytes); // whatever followed the last whole record was never acknowledged
+        preallocate(open);
+        position = validBytes;
+        return;
+      }
+      for (Segment s : segments) { // all of it is in the snapshot
+        Files.delete(s.file());
+      }
+      segments.clear();
+    }
+    lastIndex = floorIndex;
+    startSegment(floorIndex + 1);
+  }
+
+  /** The index of the last record appended (or of the snapshot the log starts after). */
+  long lastIndex() {
+    return lastIndex;
+  }
+
+  /** Reads every record with an index above {@code afterIndex}, in order. */
+  void replay(long afterIndex, RecordConsumer consumer) throws IOException {
+    List<Segment> all;
+    synchronized (this) {
+      all = List.copyOf(segments);
+    }
+    for (int i = 0; i < all.size(); i++) {
+      boolean last = i == all.size() - 1;
+      if (!last && all.get(i + 1).firstIndex() <= afterIndex + 1) {
+        continue; // every record of it is at or before afterIndex
+      }
+      long[] read = {all.get(i).firstIndex() - 1};
+      read(all.get(i), last, (index, payload) -> {
+        read[0] = index;
+        if (index > afterIndex) {
+          consumer.accept(index, payload);
+        }
+      });
+      if (!last && read[0] != all.get(i + 1).firstIndex() - 1) {
+        throw new IOException("log segment " + all.get(i).file() + " ends at record " + read[0]
+            + ", but the next segment starts at " + all.get(i + 1).firstIndex() + ": records are missing");
+      }
+    }
+  }
+
+  /** Adds a record; durable only after the next {@link #flush()}. */
+  void append(long index, byte[] payload) throws IOException {
+    if (index != lastIndex + 1) {
+      throw new IllegalArgumentException("record " + index + " appended after " + lastIndex);
+    }
+    int size = HEADER_BYTES + payload.length;
+    long used = position + pending.position();
+    if (used > 0 && used + size > segmentBytes) {
+      flush();
+      synchronized (this) {
+        open.close();
+        startSegment(index);
+      }
+    }
+    if (pending.remaining() < size) {
+      ByteBuffer bigger = ByteBuffer.allocate(Math.max(pending.capacity() * 2, pending.position() + size));
+      pending.flip();
+      pending = bigger.put(pending);
+    }
+    CRC32C crc = new CRC32C();
+    ByteBuffer indexBytes = ByteBuffer.allocate(Long.BYTES).putLong(0, index);
+    crc.update(indexBytes);
+    crc.update(payload);
+    pending.putInt(payload.length).putInt((int) crc.getValue()).putLong(index).put(payload);
+    lastIndex = index;
+  }
+
+  /** Writes what was appended and forces it to the disk. */
+  void flush() throws IOException {
+    pending.flip();
+    while (pending.hasRemaining()) {
+      position += open.write(pending, position);
+    }
+    pending.clear();
+    open.force(false);
+  }
+
+  /**
+   * Deletes the closed segments whose every record is at or before
+   * {@code index} (held by a durable snapshot). Safe from any thread.
+   */
+  synchronized void purgeUpTo(long index) throws IOException {
+    while (segments.size() > 1 && segments.get(1).firstIndex() <= index + 1) {
+      Files.delete(segments.remove(0).file());
+    }
+  }
+
+  @Override
+  public synchronized void close() throws IOException {
+    if (open != null) {
+      open.close();
+    }
+  }
+
+  /** Starts the segment whose first record will be {@code firstIndex}, durably (file and directory entry). */
+  private void startSegment(long firstIndex) throws IOException {
+    Path file = dir.resolve(String.format("%s%020d", PREFIX, firstIndex));
+    open = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    preallocate(open);
+    SnapshotStorage.syncDirectory(dir);
+    segments.add(new Segment(file, firstIndex));
+    position = 0;
+  }
+
+  /** Extends the file to the segment size with a hole, and makes its length durable. */
+  private void preallocate(FileChannel channel) throws IOException {
+    if (channel.size() < segmentBytes) {
+      channel.write(ByteBuffer.allocate(1), segmentBytes - 1);
+    }
+    channel.force(true);
+  }
+
+  private static List<Segment> listSegments(Path dir) throws IOException {
+    List<Segment> found = new ArrayList<>();
+    try (Stream<Path> files = Files.list(dir)) {
+      for (Path file : (Iterable<Path>) files::iterator) {
+        String name = file.getFileName().toString();
+        if (name.startsWith(PREFIX)) {
+          try {
+            found.add(new Segment(file, Long.parseLong(name.substring(PREFIX.length()))));
+          } catch (NumberFormatException e) {
+            throw new IOException("unexpected file in the log directory: " + file, e);
+          }
+        }
+      }
+    }
+    found.sort((a, b) -> Long.compare(a.firstIndex(), b.firstIndex()));
+    return found;
+  }
+
+  /**
+   * Reads a segment's records from its start and returns the offset after the
+   * last whole one. In the {@code tail} segment, a torn record ends the
+   * records; elsewhere it is corruption.
+   */
+  private static long read(Segment segment, boolean tail, RecordConsumer consumer) throws IOException {
+    long offset = 0;
+    long expected = segment.firstIndex();
+    try (InputStream file = Files.newInputStream(segment.file());
+        DataInputStream in = new DataInputStream(new BufferedInputStream(file, 64 << 10))) {
+      while (true) {
+        byte[] payload;
+        long index;
+        try {
+          int length = in.readInt();
+          if (length == 0) {
+            return offset;
+          }
+          if (length < 0 || length > MAX_RECORD_BYTES) {
+            throw new IOException("record length " + length);
+          }
+          int crc = in.readInt();
+          index = in.readLong();
+          payload = new byte[length];
+          in.readFully(payload);
+          CRC32C check = new CRC32C();
+          check.update(ByteBuffer.allocate(Long.BYTES).putLong(0, index));
+          check.update(payload);
+          if ((int) check.getValue() != crc || index != expected) {
+            throw new IOException("record " + expected + " fails its checksum or holds index " + index);
+          }
+        } catch (EOFException e) {
+          return offset; // cut short at the file's end: nothing follows it
+        } catch (IOException e) {
+          if (tail) {
+            return offset;
+          }
+          throw new IOException("log segment " + segment.file() + " is corrupt at offset " + offset, e);
+        }
+        consumer.accept(index, payload);
+        offset += HEADER_BYTES + payload.length;
+        expected++;
+      }
+    }
+  }
+}

@@ -1,0 +1,145 @@
+package dev.corral.server.replication;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LocalLogTest {
+  private static final long SEGMENT_BYTES = 16 << 10;
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void recordsAppendedAcrossSegmentsAreReadBackInOrderAfterReopening() throws Exception {
+    try (LocalLog log = LocalLog.open(dir, SEGMENT_BYTES, 0)) {
+      appendAndFlush(log, 1, 100, 1000);
+    }
+
+    try (LocalLog reopened = LocalLog.open(dir, SEGMENT_BYTES, 0)) {
+      assertEquals(100, reopened.lastIndex());
+      assertTrue(segments().size() > 5, "100 KiB in 16 KiB segments: " + segments());
+      List<Long> indexes = new ArrayList<>();
+      reopened.replay(0, (index, payload) -> {
+        indexes.add(index);
+        assertArrayEquals(payload(index, 1000), payload);
+      });
+      assertEquals(100, indexes.size());
+      assertEquals(1L, indexes.get(0));
+      assertEquals(100L, indexes.get(99));
+    }
+  }
+
+  @Test
+  void replayFromAnIndexSkipsTheRecordsAtOrBeforeIt() throws Exception {
+    try (LocalLog log = LocalLog.open(dir, SEGMENT_BYTES, 0)) {
+      appendAndFlush(log, 1, 60, 1000);
+      List<Long> indexes = new ArrayList<>();
+      log.replay(41, (index, payload) -> indexes.add(index));
+      assertEquals(19, indexes.size());
+      assertEquals(42L, indexes.get(0));
+    }
+  }
+
+  @Test
+  void aDamagedRecordInAClosedSegmentFailsTheReplay() throws Exception {
+    try (LocalLog log = LocalLog.open(dir, SEGMENT_BYTES, 0)) {
+      appendAndFlush(log, 1, 40, 1000);
+    }
+    Path first = segments().get(0);
+    byte[] bytes = Files.readAllBytes(first);
+    bytes[2000] ^= 1;
+    Files.write(first, bytes);
+
+    try (LocalLog reopened = LocalLog.open(dir, SEGMENT_BYTES, 0)) {
+      IOException e = assertThrows(IOException.class, () -> reopened.replay(0, (index, payload) -> { }));
+      assertTrue(e.getMessage().contains("corrupt"), e.getMessage());
+    }
+  }
+
+  @Test
+  void purgingDeletesOnlyClosedSegmentsWhollyAtOrBeforeTheIndex() throws Exception {
+    try (LocalLog log = LocalLog.open(dir, SEGMENT_BYTES, 0)) {
+      appendAndFlush(log, 1, 60, 1000);
+      List<Path> before = segments();
+
+      log.purgeUpTo(30);
+
+      List<Long> indexes = new ArrayList<>();
+      log.replay(30, (index, payload) -> indexes.add(index));
+      assertEquals(30, indexes.size(), "every record after the purge index is kept");
+      assertTrue(segments().size() < before.size(), "segments " + before + " -> " + segments());
+      List<Long> all = new ArrayList<>();
+      log.replay(0, (index, payload) -> all.add(index));
+      assertTrue(all.get(0) > 1 && all.get(0) <= 31, "the log now starts at " + all.get(0));
+    }
+  }
+
+  @Test
+  void aLogEntirelyBeforeTheSnapshotStartsAfreshAfterIt() throws Exception {
+    try (LocalLog log = LocalLog.open(dir, SEGMENT_BYTES, 0)) {
+      appendAndFlush(log, 1, 5, 100);
+    }
+
+    try (LocalLog log = LocalLog.open(dir, SEGMENT_BYTES, 20)) {
+      assertEquals(20, log.lastIndex());
+      appendAndFlush(log, 21, 2, 100);
+    }
+    try (LocalLog log = LocalLog.open(dir, SEGMENT_BYTES, 20)) {
+      List<Long> indexes = new ArrayList<>();
+      log.replay(0, (index, payload) -> indexes.add(index));
+      assertEquals(List.of(21L, 22L), indexes);
+    }
+  }
+
+  @Test
+  void aLogStartingAfterTheSnapshotHasAGapAndDoesNotOpen() throws Exception {
+    try (LocalLog log = LocalLog.open(dir, SEGMENT_BYTES, 10)) {
+      appendAndFlush(log, 11, 5, 100);
+    }
+
+    IOException e = assertThrows(IOException.class, () -> LocalLog.open(dir, SEGMENT_BYTES, 5));
+    assertTrue(e.getMessage().contains("missing"), e.getMessage());
+  }
+
+  @Test
+  void anIndexOutOfSequenceIsRefused() throws Exception {
+    try (LocalLog log = LocalLog.open(dir, SEGMENT_BYTES, 0)) {
+      assertThrows(IllegalArgumentException.class, () -> log.append(2, new byte[1]));
+    }
+  }
+
+  private static void appendAndFlush(LocalLog log, long from, int count, int bytes) throws IOException {
+    for (long index = from; index < from + count; index++) {
+      log.append(index, payload(index, bytes));
+      if (index % 7 == 0) {
+        log.flush();
+      }
+    }
+    log.flush();
+  }
+
+  private static byte[] payload(long index, int bytes) {
+    byte[] payload = new byte[bytes];
+    byte[] label = ("record " + index).getBytes(StandardCharsets.UTF_8);
+    System.arraycopy(label, 0, payload, 0, label.length);
+    return payload;
+  }
+
+  private List<Path> segments() throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.filter(f -> f.getFileName().toString().startsWith("log_")).sorted().toList();
+    }
+  }
+}
