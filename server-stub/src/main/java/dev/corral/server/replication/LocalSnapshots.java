@@ -2,11 +2,9 @@ package dev.corral.server.replication;
 
 import dev.corral.server.tree.DataTree;
 import dev.corral.server.tree.TreeSnapshot;
-import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -16,10 +14,8 @@ import org.apache.ratis.util.MD5FileUtil;
 
 /**
  * A single server's snapshots: {@code snapshot.<log index>} files, each with
- * its {@code .md5}, in one directory. Written the way {@link SnapshotStorage}
- * writes an ensemble's (to a temporary file, fsynced, given its checksum,
- * renamed into place, the directory fsynced), so a snapshot file with its
- * checksum file is complete. The newest {@code retained} are kept.
+ * its {@code .md5}, in one directory, written as an ensemble's are
+ * ({@link SnapshotStorage#writeDurably}). The newest {@code retained} are kept.
  */
 final class LocalSnapshots {
   private static final String PREFIX = "snapshot.";
@@ -49,17 +45,7 @@ final class LocalSnapshots {
 
   /** Writes {@code view} durably as the snapshot at {@code index}, then deletes the ones beyond retention. */
   void write(long index, TreeSnapshot view) throws IOException {
-    File target = dir.resolve(name(index)).toFile();
-    Path tmp = dir.resolve(name(index) + ".tmp");
-    try {
-      MD5Hash md5 = SnapshotStorage.writeAndSync(tmp, view);
-      SnapshotStorage.saveMd5(target, md5);
-      Files.move(tmp, target.toPath(), StandardCopyOption.ATOMIC_MOVE);
-      SnapshotStorage.syncDirectory(dir);
-    } catch (IOException | RuntimeException e) {
-      Files.deleteIfExists(tmp);
-      throw e;
-    }
+    SnapshotStorage.writeDurably(view, dir.resolve(name(index) + ".tmp"), dir.resolve(name(index)).toFile());
     List<Found> all = complete();
     for (Found old : all.subList(0, Math.max(0, all.size() - retained))) {
       Files.deleteIfExists(MD5FileUtil.getDigestFileForFile(old.file().toFile()).toPath());

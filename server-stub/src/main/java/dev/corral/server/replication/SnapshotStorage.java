@@ -74,15 +74,25 @@ final class SnapshotStorage extends SimpleStateMachineStorage {
    */
   SingleFileSnapshotInfo write(TermIndex at, TreeSnapshot view) throws IOException {
     File target = getSnapshotFile(at.getTerm(), at.getIndex());
-    Path tmp = getTmpSnapshotFile(at.getTerm(), at.getIndex()).toPath();
+    MD5Hash md5 = writeDurably(view, getTmpSnapshotFile(at.getTerm(), at.getIndex()).toPath(), target);
+    SingleFileSnapshotInfo info = new SingleFileSnapshotInfo(new FileInfo(target.toPath(), md5), at);
+    latest = updateLatestSnapshot(info);
+    return info;
+  }
+
+  /**
+   * Writes {@code view} to {@code tmp} and fsyncs it, saves {@code target}'s
+   * {@code .md5}, renames {@code tmp} to {@code target} and fsyncs the directory:
+   * a snapshot file that exists is complete. On failure {@code tmp} is deleted.
+   * Returns the file's MD5.
+   */
+  static MD5Hash writeDurably(TreeSnapshot view, Path tmp, File target) throws IOException {
     try {
       MD5Hash md5 = writeAndSync(tmp, view);
       saveMd5(target, md5);
       Files.move(tmp, target.toPath(), StandardCopyOption.ATOMIC_MOVE);
       syncDirectory(target.toPath().getParent());
-      SingleFileSnapshotInfo info = new SingleFileSnapshotInfo(new FileInfo(target.toPath(), md5), at);
-      latest = updateLatestSnapshot(info);
-      return info;
+      return md5;
     } catch (IOException | RuntimeException e) {
       Files.deleteIfExists(tmp);
       throw e;
@@ -117,8 +127,7 @@ final class SnapshotStorage extends SimpleStateMachineStorage {
     }
   }
 
-  /** Writes {@code view} to {@code tmp} and fsyncs it; returns the file's MD5. */
-  static MD5Hash writeAndSync(Path tmp, TreeSnapshot view) throws IOException {
+  private static MD5Hash writeAndSync(Path tmp, TreeSnapshot view) throws IOException {
     MessageDigest digest = MD5FileUtil.newMD5();
     try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE,
         StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
@@ -132,7 +141,7 @@ final class SnapshotStorage extends SimpleStateMachineStorage {
   }
 
   /** Ratis's {@code .md5} format ({@code <hex> *<file name>}), written and fsynced before the rename. */
-  static void saveMd5(File snapshot, MD5Hash md5) throws IOException {
+  private static void saveMd5(File snapshot, MD5Hash md5) throws IOException {
     Path md5File = MD5FileUtil.getDigestFileForFile(snapshot).toPath();
     Path tmp = md5File.resolveSibling(md5File.getFileName() + ".tmp");
     byte[] line = (md5 + " *" + snapshot.getName() + "\n").getBytes(StandardCharsets.UTF_8);
