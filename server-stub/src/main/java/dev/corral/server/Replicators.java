@@ -8,9 +8,13 @@ import dev.corral.server.replication.Replicator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Builds and starts the replicator a server runs on. */
 final class Replicators {
+  private static final Logger LOG = LoggerFactory.getLogger(Replicators.class);
+
   private Replicators() {}
 
   /**
@@ -21,23 +25,16 @@ final class Replicators {
    * log of their own) goes on as a Raft group of one, so that its data is kept.
    */
   static Replicator start(ServerConfig config, ServerCore core) {
-    boolean single = config.members().isEmpty();
-    List<RaftMember> members = single
-        ? List.of(new RaftMember(ServerConfig.SINGLE_MEMBER_ID, "127.0.0.1", config.raftPort()))
-        : config.members().stream().map(m -> new RaftMember(m.id(), m.host(), m.peerPort())).toList();
-    ReplicationConfig replication = ReplicationConfig.builder()
-        .dataDir(config.dataDir())
-        .members(config.memberId(), members)
-        .snapshotThreshold(config.snapshotEvery())
-        .electionTimeout(config.electionTimeoutMin(), config.electionTimeoutMax())
-        .operationTimeout(config.operationTimeout())
-        .logSegmentBytes(config.logSegmentBytes())
-        .build();
+    ReplicationConfig replication = replicationConfig(config);
     try {
-      if (single && !LocalReplicator.holdsRaftStorage(config.dataDir())) {
+      if (config.members().isEmpty() && !LocalReplicator.holdsRaftStorage(config.dataDir())) {
         LocalReplicator replicator = LocalReplicator.create(replication, core);
         replicator.start();
         return replicator;
+      }
+      if (config.members().isEmpty()) {
+        LOG.info("{} holds a Raft log written by an earlier version: this single server goes on as a Raft group"
+            + " of one", config.dataDir());
       }
       RaftReplicator replicator = RaftReplicator.create(replication, core);
       replicator.start();
@@ -48,5 +45,20 @@ final class Replicators {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while starting the Raft log", e);
     }
+  }
+
+  /** The replication settings of this server (a group of one on loopback unless the config lists an ensemble). */
+  static ReplicationConfig replicationConfig(ServerConfig config) {
+    List<RaftMember> members = config.members().isEmpty()
+        ? List.of(new RaftMember(ServerConfig.SINGLE_MEMBER_ID, "127.0.0.1", config.raftPort()))
+        : config.members().stream().map(m -> new RaftMember(m.id(), m.host(), m.peerPort())).toList();
+    return ReplicationConfig.builder()
+        .dataDir(config.dataDir())
+        .members(config.memberId(), members)
+        .snapshotThreshold(config.snapshotEvery())
+        .electionTimeout(config.electionTimeoutMin(), config.electionTimeoutMax())
+        .operationTimeout(config.operationTimeout())
+        .logSegmentBytes(config.logSegmentBytes())
+        .build();
   }
 }
