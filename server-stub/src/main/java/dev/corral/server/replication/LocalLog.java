@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The transaction log of a single server: numbered records in segment files,
@@ -33,6 +35,7 @@ import java.util.zip.CRC32C;
  * Not thread-safe except {@link #purgeUpTo}: one writer appends and flushes.
  */
 final class LocalLog implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(LocalLog.class);
   private static final String PREFIX = "log_";
   private static final int HEADER_BYTES = Integer.BYTES * 2 + Long.BYTES;
   /** Larger than any entry a proposer may form: a length beyond it is garbage, not a record. */
@@ -90,6 +93,10 @@ final class LocalLog implements AutoCloseable {
               + " but the latest snapshot is at " + floorIndex + ": the records in between are missing");
         }
         open = FileChannel.open(tail.file(), StandardOpenOption.READ, StandardOpenOption.WRITE);
+        if (startsARecord(open, validBytes)) {
+          LOG.warn("{}: the record after index {} is incomplete (a write cut short by a crash, never"
+              + " acknowledged); the log is cut at offset {}", tail.file(), lastIndex, validBytes);
+        }
         open.truncate(validBytes); // whatever followed the last whole record was never acknowledged
         preallocate(open);
         position = validBytes;
@@ -102,6 +109,12 @@ final class LocalLog implements AutoCloseable {
     }
     lastIndex = floorIndex;
     startSegment(floorIndex + 1);
+  }
+
+  /** Whether a record's length (not the zeros after the last record) is written at {@code offset}. */
+  private static boolean startsARecord(FileChannel channel, long offset) throws IOException {
+    ByteBuffer length = ByteBuffer.allocate(Integer.BYTES);
+    return channel.read(length, offset) == Integer.BYTES && length.getInt(0) != 0;
   }
 
   /** The index of the last record appended (or of the snapshot the log starts after). */

@@ -45,8 +45,7 @@ class LocalLogTest {
   void replayFromAnIndexSkipsTheRecordsAtOrBeforeIt() throws Exception {
     try (LocalLog log = LocalLog.open(dir, SEGMENT_BYTES, 0)) {
       appendAndFlush(log, 1, 60, 1000);
-      List<Long> indexes = new ArrayList<>();
-      log.replay(41, (index, payload) -> indexes.add(index));
+      List<Long> indexes = replayed(log, 41);
       assertEquals(19, indexes.size());
       assertEquals(42L, indexes.get(0));
     }
@@ -76,12 +75,10 @@ class LocalLogTest {
 
       log.purgeUpTo(30);
 
-      List<Long> indexes = new ArrayList<>();
-      log.replay(30, (index, payload) -> indexes.add(index));
+      List<Long> indexes = replayed(log, 30);
       assertEquals(30, indexes.size(), "every record after the purge index is kept");
       assertTrue(segments().size() < before.size(), "segments " + before + " -> " + segments());
-      List<Long> all = new ArrayList<>();
-      log.replay(0, (index, payload) -> all.add(index));
+      List<Long> all = replayed(log, 0);
       assertTrue(all.get(0) > 1 && all.get(0) <= 31, "the log now starts at " + all.get(0));
     }
   }
@@ -97,9 +94,7 @@ class LocalLogTest {
       appendAndFlush(log, 21, 2, 100);
     }
     try (LocalLog log = LocalLog.open(dir, SEGMENT_BYTES, 20)) {
-      List<Long> indexes = new ArrayList<>();
-      log.replay(0, (index, payload) -> indexes.add(index));
-      assertEquals(List.of(21L, 22L), indexes);
+      assertEquals(List.of(21L, 22L), replayed(log, 0));
     }
   }
 
@@ -118,6 +113,13 @@ class LocalLogTest {
     try (LocalLog log = LocalLog.open(dir, SEGMENT_BYTES, 0)) {
       assertThrows(IllegalArgumentException.class, () -> log.append(2, new byte[1]));
     }
+  }
+
+  /** The indexes of the records replayed after {@code afterIndex}, in the order read. */
+  private static List<Long> replayed(LocalLog log, long afterIndex) throws IOException {
+    List<Long> indexes = new ArrayList<>();
+    log.replay(afterIndex, (index, payload) -> indexes.add(index));
+    return indexes;
   }
 
   private static void appendAndFlush(LocalLog log, long from, int count, int bytes) throws IOException {
