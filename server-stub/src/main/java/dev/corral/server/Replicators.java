@@ -27,7 +27,7 @@ final class Replicators {
   static Replicator start(ServerConfig config, ServerCore core) {
     ReplicationConfig replication = replicationConfig(config);
     try {
-      if (config.members().isEmpty() && !LocalReplicator.holdsRaftStorage(config.dataDir())) {
+      if (config.members().isEmpty() && !RaftReplicator.storageIn(config.dataDir())) {
         LocalReplicator replicator = LocalReplicator.create(replication, core);
         replicator.start();
         return replicator;

@@ -166,11 +166,7 @@ final class LocalLog implements AutoCloseable {
       pending.flip();
       pending = bigger.put(pending);
     }
-    CRC32C crc = new CRC32C();
-    ByteBuffer indexBytes = ByteBuffer.allocate(Long.BYTES).putLong(0, index);
-    crc.update(indexBytes);
-    crc.update(payload);
-    pending.putInt(payload.length).putInt((int) crc.getValue()).putLong(index).put(payload);
+    pending.putInt(payload.length).putInt(checksum(index, payload)).putLong(index).put(payload);
     lastIndex = index;
   }
 
@@ -237,6 +233,16 @@ final class LocalLog implements AutoCloseable {
     return found;
   }
 
+  /** The CRC32C of a record's index (its 8 bytes, high first) and payload. */
+  private static int checksum(long index, byte[] payload) {
+    CRC32C crc = new CRC32C();
+    for (int shift = Long.SIZE - Byte.SIZE; shift >= 0; shift -= Byte.SIZE) {
+      crc.update((int) (index >>> shift));
+    }
+    crc.update(payload);
+    return (int) crc.getValue();
+  }
+
   /**
    * Reads a segment's records from its start and returns the offset after the
    * last whole one. In the {@code tail} segment, a torn record ends the
@@ -262,10 +268,7 @@ final class LocalLog implements AutoCloseable {
           index = in.readLong();
           payload = new byte[length];
           in.readFully(payload);
-          CRC32C check = new CRC32C();
-          check.update(ByteBuffer.allocate(Long.BYTES).putLong(0, index));
-          check.update(payload);
-          if ((int) check.getValue() != crc || index != expected) {
+          if (checksum(index, payload) != crc || index != expected) {
             throw new IOException("record " + expected + " fails its checksum or holds index " + index);
           }
         } catch (EOFException e) {

@@ -9,8 +9,6 @@ import dev.corral.server.tree.TreeSnapshot;
 import dev.corral.server.tree.TxnResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -21,9 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,13 +53,13 @@ public final class LocalReplicator implements Replicator {
 
   private enum Lifecycle { NEW, STARTING, RUNNING, CLOSED }
 
-  /** An entry waiting for the writer; {@code abandoned} once its proposer gave up on it. */
-  private record Pending(LogEntry entry, CompletableFuture<Void> answer, AtomicBoolean abandoned) {}
+  /** An entry waiting for the writer; its answer is done before it is written only if it was given up on. */
+  private record Pending(LogEntry entry, CompletableFuture<Void> answer) {}
 
   /** An entry in the log, not yet applied. */
   private record Written(long index, LogEntry entry, Pending pending) {}
 
-  private static final Pending STOP = new Pending(LogEntry.getDefaultInstance(), null, null);
+  private static final Pending STOP = new Pending(LogEntry.getDefaultInstance(), null);
 
   private final AtomicReference<Lifecycle> lifecycle = new AtomicReference<>(Lifecycle.NEW);
   private final ReplicationConfig config;
@@ -100,20 +96,6 @@ public final class LocalReplicator implements Replicator {
   /** A replicator for {@code state} over the log in the config's data directory, not yet started. */
   public static LocalReplicator create(ReplicationConfig config, ReplicatedState state) throws IOException {
     return new LocalReplicator(config, state);
-  }
-
-  /**
-   * Whether {@code dataDir} holds a Raft group's storage (a {@code current/raft-meta}
-   * file one level down), as a single server before this replicator wrote:
-   * such a directory keeps being served by Raft, so that its data is read.
-   */
-  public static boolean holdsRaftStorage(Path dataDir) throws IOException {
-    if (!Files.isDirectory(dataDir)) {
-      return false;
-    }
-    try (Stream<Path> children = Files.list(dataDir)) {
-      return children.anyMatch(child -> Files.isRegularFile(child.resolve("current").resolve("raft-meta")));
-    }
   }
 
   /** Loads the latest snapshot, replays the log after it, and starts taking proposals. */
@@ -249,17 +231,15 @@ public final class LocalReplicator implements Replicator {
 
   /** The proposer's submitter: hands an entry to the writer. */
   private GroupCommitProposer.Submission enqueue(LogEntry entry) {
-    Pending pending = new Pending(entry, new CompletableFuture<>(), new AtomicBoolean());
+    Pending pending = new Pending(entry, new CompletableFuture<>());
+    queue.add(pending);
     ReplicationException why = broken;
-    if (why != null) {
-      pending.answer().completeExceptionally(why);
-    } else {
-      queue.add(pending);
+    if (why != null) { // the writer stopped, perhaps after this entry was queued: nothing will take it
+      failQueued(why);
     }
-    return new GroupCommitProposer.Submission(pending.answer(), () -> {
-      pending.abandoned().set(true); // not written yet: it never will be; written: it is applied anyway
-      pending.answer().completeExceptionally(new IOException("the entry was given up on"));
-    });
+    // given up on: not written yet, it never will be (the writer skips a done answer); written, it is applied
+    return new GroupCommitProposer.Submission(pending.answer(),
+        () -> pending.answer().completeExceptionally(new IOException("the entry was given up on")));
   }
 
   private void writeLoop() {
@@ -291,7 +271,7 @@ public final class LocalReplicator implements Replicator {
   private void writeAndApply(List<Pending> batch) throws IOException {
     List<Written> written = new ArrayList<>(batch.size());
     for (Pending pending : batch) {
-      if (pending.abandoned().get()) {
+      if (pending.answer().isDone()) {
         continue;
       }
       LogEntry entry = pending.entry().toBuilder().setTimeMs(entryClock.stamp()).build();

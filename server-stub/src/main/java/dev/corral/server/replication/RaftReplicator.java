@@ -8,6 +8,8 @@ import dev.corral.server.tree.TxnResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,6 +28,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.LongStream;
+import java.util.stream.Stream;
 import dev.corral.proto.internal.Heartbeats;
 import dev.corral.proto.internal.MemberQuery;
 import java.util.Collection;
@@ -223,6 +226,21 @@ public final class RaftReplicator implements Replicator {
   /** A replicator for {@code state}, not yet started. */
   public static RaftReplicator create(ReplicationConfig config, ReplicatedState state) throws IOException {
     return new RaftReplicator(config, state);
+  }
+
+  /**
+   * Whether {@code dataDir} holds a Raft group's storage (Ratis's
+   * {@code <group>/current/raft-meta}), as a single server wrote it before it
+   * had a log of its own: such a directory keeps being served by Raft, so that
+   * its data is read.
+   */
+  public static boolean storageIn(Path dataDir) throws IOException {
+    if (!Files.isDirectory(dataDir)) {
+      return false;
+    }
+    try (Stream<Path> children = Files.list(dataDir)) {
+      return children.anyMatch(child -> Files.isRegularFile(child.resolve("current").resolve("raft-meta")));
+    }
   }
 
   /**

@@ -67,16 +67,16 @@ class LocalReplicatorTest extends ReplicatorContractTest<LocalReplicator> {
 
   @Test
   void aDataDirectoryHoldingARaftGroupIsRecognised() throws Exception {
-    assertFalse(LocalReplicator.holdsRaftStorage(dataDir), "an empty directory");
+    assertFalse(RaftReplicator.storageIn(dataDir), "an empty directory");
     RaftReplicator raft = RaftReplicator.create(config().build(), new RecordingState());
     raft.start();
     raft.close();
-    assertTrue(LocalReplicator.holdsRaftStorage(dataDir), "a directory Ratis wrote");
+    assertTrue(RaftReplicator.storageIn(dataDir), "a directory Ratis wrote");
 
     Path fresh = dataDir.resolve("fresh");
     start(ReplicationConfig.builder().dataDir(fresh).singleMember(new RaftMember("s1", "127.0.0.1", 0)).build(),
         new RecordingState()).close();
-    assertFalse(LocalReplicator.holdsRaftStorage(fresh), "a directory the local log wrote");
+    assertFalse(RaftReplicator.storageIn(fresh), "a directory the local log wrote");
   }
 
   private Path onlySegment() throws IOException {
