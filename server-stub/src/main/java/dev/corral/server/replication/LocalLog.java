@@ -5,13 +5,21 @@ import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
@@ -21,12 +29,18 @@ import org.slf4j.LoggerFactory;
  * The transaction log of a single server: numbered records in segment files,
  * made durable with one fdatasync per batch of appends.
  *
- * <p>A segment is {@code log_<index of its first record>}, preallocated (as a
- * sparse file) to the segment size, so that a flush writes the records and not
- * the file's length: measured here, an fdatasync of 1 KiB took 0.09 ms p50 in a
- * preallocated file and 0.13-0.14 ms when it grew the file. A record is its
- * payload's length (never 0), a CRC32C of its index and payload, its index, and
- * the payload; a length of 0 is the end of a segment's records.
+ * <p>A segment is {@code log_<index of its first record>}, written full of
+ * zeros to the segment size before its first record goes in, so that a flush
+ * writes the records' blocks and no file metadata. Measured here, fdatasync p50
+ * of a 3.5 KiB write: 0.17-0.18 ms at the end of the file, 0.17 ms into a
+ * sparse file (each new block is allocated), 0.11 ms into zeros; of 1.2 KiB:
+ * 0.14, 0.10 and 0.095 ms (p90 0.16 sparse, 0.11-0.12 zeros). The next segment
+ * is prepared so on a thread of its own, as {@value #SPARE}, and renamed when
+ * the log rolls over to it: a roll waits for no zeros to be written.
+ *
+ * <p>A record is its payload's length (never 0), a CRC32C of its index and
+ * payload, its index, and the payload; a length of 0 is the end of a segment's
+ * records.
  *
  * <p>On open, the last segment is read up to its first record that is torn
  * (cut short, or failing its checksum, by a crash during a write that was
@@ -37,6 +51,10 @@ import org.slf4j.LoggerFactory;
 final class LocalLog implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LocalLog.class);
   private static final String PREFIX = "log_";
+  /** The next segment, zero-filled ahead of need; not a segment until renamed. */
+  static final String SPARE = "segment.spare";
+  /** Zeros to write from; each use takes a duplicate, so threads share it safely. */
+  private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(64 << 10).asReadOnlyBuffer();
   private static final int HEADER_BYTES = Integer.BYTES * 2 + Long.BYTES;
   /** Larger than any entry a proposer may form: a length beyond it is garbage, not a record. */
   private static final int MAX_RECORD_BYTES = 256 << 20;
@@ -56,11 +74,15 @@ final class LocalLog implements AutoCloseable {
   private long position; // where the next record goes in the open segment
   private long lastIndex;
   private ByteBuffer pending = ByteBuffer.allocate(64 << 10); // appended, not yet written
+  private final ExecutorService preparer = Executors.newSingleThreadExecutor(
+      DaemonThreads.daemon("corral-log-preparer"));
+  private CompletableFuture<Void> spare; // the next segment's preparation
 
   private LocalLog(Path dir, long segmentBytes, List<Segment> segments) {
     this.dir = dir;
     this.segmentBytes = segmentBytes;
     this.segments = segments;
+    this.spare = CompletableFuture.runAsync(this::prepareSpareUnchecked, preparer);
   }
 
   /**
@@ -75,8 +97,13 @@ final class LocalLog implements AutoCloseable {
   static LocalLog open(Path dir, long segmentBytes, long floorIndex) throws IOException {
     Files.createDirectories(dir);
     LocalLog log = new LocalLog(dir, segmentBytes, listSegments(dir));
-    synchronized (log) {
-      log.openTail(floorIndex);
+    try {
+      synchronized (log) {
+        log.openTail(floorIndex);
+      }
+    } catch (IOException | RuntimeException e) {
+      log.close();
+      throw e;
     }
     return log;
   }
@@ -98,7 +125,8 @@ final class LocalLog implements AutoCloseable {
               + " acknowledged); the log is cut at offset {}", tail.file(), lastIndex, validBytes);
         }
         open.truncate(validBytes); // whatever followed the last whole record was never acknowledged
-        preallocate(open);
+        zeroFill(open, validBytes);
+        open.force(true);
         position = validBytes;
         return;
       }
@@ -190,29 +218,79 @@ final class LocalLog implements AutoCloseable {
     }
   }
 
+  /** Closes the open segment; a spare being prepared is given up (the next open prepares it afresh). */
   @Override
   public synchronized void close() throws IOException {
+    preparer.shutdownNow();
+    try {
+      if (!preparer.awaitTermination(10, TimeUnit.SECONDS)) {
+        LOG.warn("the log's segment preparer did not stop within 10 s");
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     if (open != null) {
       open.close();
     }
   }
 
-  /** Starts the segment whose first record will be {@code firstIndex}, durably (file and directory entry). */
+  /**
+   * Starts the segment whose first record will be {@code firstIndex}, durably
+   * (file and directory entry), from the spare, then has the next spare prepared.
+   */
   private void startSegment(long firstIndex) throws IOException {
     Path file = dir.resolve(String.format("%s%020d", PREFIX, firstIndex));
-    open = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE);
-    preallocate(open);
+    if (Files.exists(file)) {
+      throw new IOException("log segment " + file + " exists already");
+    }
+    Files.move(takeSpare(), file, StandardCopyOption.ATOMIC_MOVE);
+    open = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
     SnapshotStorage.syncDirectory(dir);
     segments.add(new Segment(file, firstIndex));
     position = 0;
+    spare = CompletableFuture.runAsync(this::prepareSpareUnchecked, preparer);
   }
 
-  /** Extends the file to the segment size with a hole, and makes its length durable. */
-  private void preallocate(FileChannel channel) throws IOException {
-    if (channel.size() < segmentBytes) {
-      channel.write(ByteBuffer.allocate(1), segmentBytes - 1);
+  /** The spare, once prepared; prepared here if that failed on the preparer's thread. */
+  private Path takeSpare() throws IOException {
+    try {
+      spare.get();
+    } catch (ExecutionException e) {
+      LOG.warn("preparing the next log segment failed; trying again on the writer's thread", e.getCause());
+      prepareSpare();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted while the next log segment was prepared");
     }
-    channel.force(true);
+    return dir.resolve(SPARE);
+  }
+
+  private void prepareSpareUnchecked() {
+    try {
+      prepareSpare();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Writes {@value #SPARE} afresh: the segment size in zeros, forced to the disk. */
+  private void prepareSpare() throws IOException {
+    Path file = dir.resolve(SPARE);
+    Files.deleteIfExists(file); // left by a crash or a close while it was prepared: its zeros may be short
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      zeroFill(channel, 0);
+      channel.force(true);
+    }
+  }
+
+  /** Writes zeros from {@code from} up to the segment size. */
+  private void zeroFill(FileChannel channel, long from) throws IOException {
+    long at = from;
+    while (at < segmentBytes) {
+      ByteBuffer zeros = ZEROS.duplicate();
+      zeros.limit((int) Math.min(zeros.capacity(), segmentBytes - at));
+      at += channel.write(zeros, at);
+    }
   }
 
   private static List<Segment> listSegments(Path dir) throws IOException {

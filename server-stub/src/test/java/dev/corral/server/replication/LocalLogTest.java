@@ -1,5 +1,6 @@
 package dev.corral.server.replication;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -9,7 +10,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -109,10 +112,49 @@ class LocalLogTest {
   }
 
   @Test
+  void theNextSegmentIsWrittenInZerosBeforeTheLogRollsOverToIt() throws Exception {
+    try (LocalLog log = LocalLog.open(dir, SEGMENT_BYTES, 0)) {
+      appendAndFlush(log, 1, 5, 1000);
+      awaitZeroFilledSpare();
+      assertEquals(1, segments().size());
+
+      appendAndFlush(log, 6, 20, 1000); // 25 KiB: past the first segment
+
+      assertEquals(2, segments().size());
+      awaitZeroFilledSpare(); // the next one, prepared again
+      assertEquals(25, replayed(log, 0).size());
+    }
+  }
+
+  @Test
+  void aSpareLeftHalfWrittenIsPreparedAfresh() throws Exception {
+    Files.write(dir.resolve(LocalLog.SPARE), new byte[] {1, 2, 3}); // a crash while it was prepared
+
+    try (LocalLog log = LocalLog.open(dir, SEGMENT_BYTES, 0)) {
+      appendAndFlush(log, 1, 40, 1000);
+      awaitZeroFilledSpare();
+    }
+    try (LocalLog reopened = LocalLog.open(dir, SEGMENT_BYTES, 0)) {
+      assertEquals(40, reopened.lastIndex());
+      assertEquals(40, replayed(reopened, 0).size());
+    }
+  }
+
+  @Test
   void anIndexOutOfSequenceIsRefused() throws Exception {
     try (LocalLog log = LocalLog.open(dir, SEGMENT_BYTES, 0)) {
       assertThrows(IllegalArgumentException.class, () -> log.append(2, new byte[1]));
     }
+  }
+
+  /** Waits until the spare segment is the segment size, all of it zeros. */
+  private void awaitZeroFilledSpare() {
+    Path spare = dir.resolve(LocalLog.SPARE);
+    byte[] zeros = new byte[(int) SEGMENT_BYTES];
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      assertTrue(Files.exists(spare), "no spare segment in " + dir);
+      assertTrue(Arrays.equals(zeros, Files.readAllBytes(spare)), "the spare is not " + SEGMENT_BYTES + " zeros");
+    });
   }
 
   /** The indexes of the records replayed after {@code afterIndex}, in the order read. */

@@ -62,7 +62,7 @@ abstract class ReplicatorContractTest<R extends Replicator> {
     return Thread.getAllStackTraces().keySet().stream()
         .map(Thread::getName)
         .filter(name -> List.of("corral-group-commit", "corral-proposal-timeouts", "corral-snapshot-writer",
-            "corral-log-writer").contains(name))
+            "corral-log-writer", "corral-log-preparer").contains(name))
         .toList();
   }
 
