@@ -438,7 +438,7 @@ public final class ServerCore implements ReplicatedState {
         return behind.get();
       }
       attachSink(sessionId, sink);
-      return AttachOutcome.attached(connected(session.get(), true));
+      return AttachOutcome.attached(connected(session.get(), true), session.get().attachment());
     } finally {
       lock.readLock().unlock();
     }
@@ -576,13 +576,14 @@ public final class ServerCore implements ReplicatedState {
   }
 
   /** A refusal or an attachment. */
-  public record AttachOutcome(Connected connected, Error refusal) {
-    static AttachOutcome attached(Connected connected) {
-      return new AttachOutcome(connected, null);
+  public record AttachOutcome(Connected connected, Error refusal, long replaces) {
+    /** Attached, taking over from the session's attachment {@code replaces} (the latest applied here). */
+    static AttachOutcome attached(Connected connected, long replaces) {
+      return new AttachOutcome(connected, null, replaces);
     }
 
     static AttachOutcome refused(ErrorCode code, String message) {
-      return new AttachOutcome(null, Error.newBuilder().setCode(code).setMessage(message).build());
+      return new AttachOutcome(null, Error.newBuilder().setCode(code).setMessage(message).build(), 0);
     }
 
     public boolean isAttached() {

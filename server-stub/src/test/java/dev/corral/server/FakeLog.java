@@ -22,6 +22,7 @@ final class FakeLog implements Replicator {
   private final Queue<CompletableFuture<Void>> heldSyncs = new ArrayDeque<>();
   private final Queue<HeldWrite> heldWrites = new ArrayDeque<>();
   private boolean holdWrites;
+  private boolean holdReattaches;
   private long index;
   private long timeMs = 1_000_000;
   private boolean holdSyncs;
@@ -37,7 +38,7 @@ final class FakeLog implements Replicator {
       LogEntry entry = LogEntry.newBuilder().setTimeMs(++timeMs).addTxns(txn).build();
       core.apply(++index, entry, (t, result) -> applied.complete(result));
     };
-    if (holdWrites && txn.hasRequest()) {
+    if ((holdWrites && txn.hasRequest()) || (holdReattaches && txn.hasAttachSession())) {
       heldWrites.add(new HeldWrite(apply, applied));
     } else {
       apply.run();
@@ -52,7 +53,13 @@ final class FakeLog implements Replicator {
     holdWrites = true;
   }
 
-  /** The number of client writes waiting. */
+  /** From now on client writes and re-attaches wait for {@link #releaseWrites}: a member that stalls. */
+  synchronized void holdWritesAndReattaches() {
+    holdWrites = true;
+    holdReattaches = true;
+  }
+
+  /** The number of client writes (and re-attaches) waiting. */
   synchronized int heldWrites() {
     return heldWrites.size();
   }
@@ -60,6 +67,7 @@ final class FakeLog implements Replicator {
   /** Applies every held write now, after whatever was applied meanwhile. */
   synchronized void releaseWrites() {
     holdWrites = false;
+    holdReattaches = false;
     while (!heldWrites.isEmpty()) {
       heldWrites.poll().apply().run();
     }
@@ -73,6 +81,7 @@ final class FakeLog implements Replicator {
    */
   synchronized void timeOutHeldWrites() {
     holdWrites = false;
+    holdReattaches = false;
     heldWrites.forEach(held -> held.proposer().completeExceptionally(
         new ReplicationException(ErrorCode.OPERATION_TIMEOUT, "not applied in time; the outcome is unknown", null)));
   }

@@ -79,6 +79,30 @@ class SessionMoveTest {
   }
 
   @Test
+  void aReattachLeftInAStalledPipelineCannotTakeTheSessionBackToItsStream() {
+    RawSession first = server.open();
+    first.ok(create("/config", "v0"));
+    server.log.holdWritesAndReattaches(); // the member the client goes to next stalls
+    RawSession stalled = reattach(first);
+    assertTrue(stalled.next().getConnected().getReattached(), "answered before its re-attach is in the log");
+    stalled.sendRequest(setData("/config", "v1", -1));
+    awaitHeldWrites(2);
+    server.log.timeOutHeldWrites(); // both stay in the pipeline, their outcome unknown
+    stalled.breakStream();
+
+    try (RawSession again = reattach(first)) { // the client goes on through a third stream
+      assertTrue(again.next().getConnected().getReattached());
+      again.ok(setData("/config", "v1", -1)); // it re-sends what went unanswered ...
+      Response later = again.ok(setData("/config", "v2", -1)); // ... then writes on
+      server.log.releaseWrites(); // the stalled re-attach and write reach the log after all
+
+      Stat stat = again.ok(getData("/config", false)).getGetData().getStat();
+      assertEquals(later.getZxid(), stat.getMzxid(), "the session stayed on this stream, and the late write was refused");
+      assertEquals(2, stat.getVersion());
+    }
+  }
+
+  @Test
   void reattachingEndsTheSessionsEarlierStreamWithSessionMoved() {
     RawSession first = server.open();
     first.ok(create("/a", ""));

@@ -185,19 +185,26 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
       return;
     }
     sessionId = connect.getSessionId();
-    proposeAttach();
+    proposeAttach(outcome.replaces());
     attached(outcome.connected());
   }
 
   /**
    * Writes the re-attach to the log, ahead of every change this stream will
    * propose: once applied, changes the session's earlier streams sent are
-   * refused. Reads go on meanwhile. If it fails, the stream ends and the
-   * client re-attaches (its changes here would be refused anyway).
+   * refused. It names the attachment it takes over ({@code replaces}), so that
+   * it is refused in turn if another re-attach got there first: a re-attach
+   * through a stream the client has left, applied late, would otherwise take
+   * the session back to that stream, and a write sent there would apply after
+   * the copy the client re-sent (seen in EnsembleFaultTest: one write applied
+   * at entries 0x8a4 and 0x8a5). Reads go on meanwhile. If it fails, the
+   * stream ends and the client re-attaches (its changes here would be refused
+   * anyway).
    */
-  private void proposeAttach() {
+  private void proposeAttach(long replaces) {
     core.replicator().propose(Txn.newBuilder()
             .setSessionId(sessionId)
+            .setAttachment(replaces)
             .setAttachSession(AttachSession.newBuilder().setAttachment(attachment)))
         .whenComplete((result, failure) -> {
           if (failure != null) {

@@ -58,6 +58,22 @@ class SessionAttachmentTest {
   }
 
   @Test
+  void aLateReattachThroughAStreamTheSessionLeftIsRefusedAndTheSessionStaysWhereItIs() {
+    h.ok(session, create("/a"));
+    reattach(session, Harness.OPENING_TOKEN, 42); // the client's second stream, applied first
+    long digest = h.tree.digest();
+
+    TxnResult late = reattach(session, Harness.OPENING_TOKEN, 7); // its first, left in a stalled pipeline
+
+    assertEquals(ErrorCode.SESSION_MOVED, late.response().getError().getCode());
+    assertEquals(42, h.tree.session(session).orElseThrow().attachment());
+    assertEquals(digest, h.tree.digest());
+    assertEquals(ErrorCode.SESSION_MOVED, write(7, setData("/a", "stale", -1)).response().getError().getCode(),
+        "what was sent through the left stream stays refused");
+    assertFalse(write(42, setData("/a", "mine", -1)).response().hasError());
+  }
+
+  @Test
   void aLateCloseThroughAnEarlierAttachmentLeavesTheSessionOpen() {
     attach(session, 42);
     TxnResult close = h.apply(Txn.newBuilder().setSessionId(session).setAttachment(Harness.OPENING_TOKEN)
@@ -93,6 +109,13 @@ class SessionAttachmentTest {
     assertEquals(h.tree.digest(), loaded.digest());
   }
 
+  /** A re-attach as a stream proposes it: taking over from attachment {@code replaces}. */
+  private TxnResult reattach(long sessionId, long replaces, long token) {
+    return h.apply(Txn.newBuilder().setSessionId(sessionId).setAttachment(replaces)
+        .setAttachSession(AttachSession.newBuilder().setAttachment(token)).build());
+  }
+
+  /** A re-attach that names no attachment it takes over, as logs written before that rule hold: applied. */
   private TxnResult attach(long sessionId, long token) {
     return h.apply(Txn.newBuilder().setSessionId(sessionId)
         .setAttachSession(AttachSession.newBuilder().setAttachment(token)).build());
