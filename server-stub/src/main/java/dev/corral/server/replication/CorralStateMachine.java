@@ -6,6 +6,7 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import dev.corral.proto.internal.LogEntry;
 import dev.corral.server.tree.TreeSnapshot;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -247,14 +248,10 @@ final class CorralStateMachine extends BaseStateMachine {
   public void close() throws IOException {
     getLifeCycle().checkStateAndClose(() -> {
       snapshotWriter.shutdown();
-      try {
-        if (!snapshotWriter.awaitTermination(1, TimeUnit.MINUTES)) {
-          LOG.error("snapshot writer still running after 1 minute; its snapshot will not be used");
-          snapshotWriter.shutdownNow();
-        }
-      } catch (InterruptedException e) {
+      if (!DaemonThreads.awaitTermination(snapshotWriter, Duration.ofMinutes(1))) {
+        LOG.error("snapshot writer still running after 1 minute (or the wait was interrupted);"
+            + " its snapshot will not be used");
         snapshotWriter.shutdownNow();
-        Thread.currentThread().interrupt();
       }
       leaderReady.completeExceptionally(new IOException("state machine closed"));
     });

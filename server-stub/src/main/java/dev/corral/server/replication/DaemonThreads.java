@@ -1,7 +1,10 @@
 package dev.corral.server.replication;
 
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 
 /** Threads of the replication layer: named, and never keeping the JVM alive. */
 final class DaemonThreads {
@@ -15,5 +18,19 @@ final class DaemonThreads {
       thread.setDaemon(true);
       return thread;
     };
+  }
+
+  /**
+   * Waits up to {@code timeout} for {@code executor}, already shut down, to
+   * finish its tasks; false if it did not, or if this thread was interrupted
+   * meanwhile (its interrupt is kept).
+   */
+  static boolean awaitTermination(ExecutorService executor, Duration timeout) {
+    try {
+      return executor.awaitTermination(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 }

@@ -196,11 +196,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
     ReplicationException closing = notReady("the replicator is closed", null);
     waiting.values().forEach(p -> fail(p, closing));
     sweeper.shutdownNow();
-    try {
-      sweeper.awaitTermination(10, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    DaemonThreads.awaitTermination(sweeper, Duration.ofSeconds(10));
   }
 
   private void drain() {

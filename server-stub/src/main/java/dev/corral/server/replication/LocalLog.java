@@ -13,13 +13,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 import org.slf4j.Logger;
@@ -222,12 +222,8 @@ final class LocalLog implements AutoCloseable {
   @Override
   public synchronized void close() throws IOException {
     preparer.shutdownNow();
-    try {
-      if (!preparer.awaitTermination(10, TimeUnit.SECONDS)) {
-        LOG.warn("the log's segment preparer did not stop within 10 s");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    if (!DaemonThreads.awaitTermination(preparer, Duration.ofSeconds(10))) {
+      LOG.warn("the log's segment preparer did not stop within 10 s");
     }
     if (open != null) {
       open.close();

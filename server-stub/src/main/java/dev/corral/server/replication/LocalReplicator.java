@@ -9,6 +9,7 @@ import dev.corral.server.tree.TreeSnapshot;
 import dev.corral.server.tree.TxnResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -212,12 +213,8 @@ public final class LocalReplicator implements Replicator {
       }
     }
     snapshotWriter.shutdown();
-    try {
-      if (!snapshotWriter.awaitTermination(1, TimeUnit.MINUTES)) {
-        LOG.error("snapshot writer still running after 1 minute; its snapshot will not be used");
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    if (!DaemonThreads.awaitTermination(snapshotWriter, Duration.ofMinutes(1))) {
+      LOG.error("snapshot writer still running after 1 minute; its snapshot will not be used");
     }
     if (log != null) {
       try {
