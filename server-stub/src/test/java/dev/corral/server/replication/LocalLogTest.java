@@ -147,14 +147,30 @@ class LocalLogTest {
     }
   }
 
-  /** Waits until the spare segment is the segment size, all of it zeros. */
+  /**
+   * Waits until the spare segment is the segment size, all of it zeros written
+   * to the disk: blocks allocated, not a hole (which reads as zeros too).
+   */
   private void awaitZeroFilledSpare() {
     Path spare = dir.resolve(LocalLog.SPARE);
     byte[] zeros = new byte[(int) SEGMENT_BYTES];
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
       assertTrue(Files.exists(spare), "no spare segment in " + dir);
       assertTrue(Arrays.equals(zeros, Files.readAllBytes(spare)), "the spare is not " + SEGMENT_BYTES + " zeros");
+      long allocated = allocatedBytes(spare);
+      assertTrue(allocated < 0 || allocated >= SEGMENT_BYTES, "the spare has holes: " + allocated + " bytes allocated");
     });
+  }
+
+  /** The disk space a file takes (GNU stat's blocks times their size), or -1 where stat cannot tell. */
+  private static long allocatedBytes(Path file) throws IOException, InterruptedException {
+    Process stat = new ProcessBuilder("stat", "-c", "%b %B", file.toString()).redirectErrorStream(true).start();
+    String out = new String(stat.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+    if (stat.waitFor() != 0 || !out.matches("\\d+ \\d+")) {
+      return -1;
+    }
+    String[] blocksAndSize = out.split(" ");
+    return Long.parseLong(blocksAndSize[0]) * Long.parseLong(blocksAndSize[1]);
   }
 
   /** The indexes of the records replayed after {@code afterIndex}, in the order read. */
