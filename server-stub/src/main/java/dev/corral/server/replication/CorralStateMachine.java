@@ -46,8 +46,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A new snapshot is written only when the state applied an entry after the
  * latest one: Ratis also applies entries of its own (the leader's configuration
- * entry on each election, and in an ensemble a metadata entry after each commit
- * recording the commit index), which move the last applied index but not the state, and a
+ * entry on each election; in logs an ensemble wrote before followers were told
+ * of commits by {@link CommitTellingLogAppender}, a metadata entry after each
+ * commit), which move the last applied index but not the state, and a
  * snapshot of an unchanged state would only be a copy of the latest one.
  */
 final class CorralStateMachine extends BaseStateMachine {

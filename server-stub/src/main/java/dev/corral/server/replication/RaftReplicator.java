@@ -317,8 +317,8 @@ public final class RaftReplicator implements Replicator {
    * Writes a snapshot of every txn applied so far, durably, and purges the log
    * before it; returns once done. When the latest snapshot already holds every
    * txn applied, it is kept and no new one is written (entries Ratis applies of
-   * its own, such as the metadata entry that follows each commit, change nothing
-   * a snapshot holds).
+   * its own, such as the configuration entry a new leader appends, change
+   * nothing a snapshot holds).
    *
    * @throws UncheckedIOException when the snapshot could not be written
    */
