@@ -100,8 +100,14 @@ public final class RaftReplicator implements Replicator {
    * its window once a request runs out of retries, failing every later one.
    */
   private final AtomicReference<Forwarder> forwarder;
-  /** The leader the forwarder was last pointed at (Ratis repeats the same leader's notice). */
+  /**
+   * The leader the forwarder was last pointed at (Ratis repeats the same
+   * leader's notice); null until the first notice. A follower submits only
+   * when this is the leader it knows ({@link #leaderKnown}).
+   */
   private volatile RaftPeerId forwardingTo;
+  /** Guards pointing the forwarder at a leader against a concurrent close. */
+  private final Object forwardingLock = new Object();
   private final RaftProperties properties;
   private volatile RaftServer.Division division;
   /**
@@ -208,14 +214,26 @@ public final class RaftReplicator implements Replicator {
    * seconds after a kill -9); retiring it fails what it still holds as soon as
    * it is closed, as outcome unknown, which is what those writes are (their
    * streams then end, and their clients re-attach before they retry).
+   *
+   * <p>Ratis records a new leader before it tells the state machine, so for a
+   * moment this member knows a leader its forwarder is not yet aimed at; an
+   * entry sent then went through the old client and failed with it (CI: a
+   * session opened through a follower just after the first election failed,
+   * outcome unknown). {@link #leaderKnown} therefore waits for this notice.
+   * Notices that come while the member starts are taken too, and
+   * {@link #start} repeats the latest one, so none is lost.
    */
   private void forwardTo(RaftPeerId leader) {
-    if (forwarder == null || leader == null || selfId.equals(leader) || leader.equals(forwardingTo)
-        || lifecycle.get() != Lifecycle.RUNNING) {
+    if (forwarder == null || leader == null || selfId.equals(leader)) {
       return;
     }
-    forwardingTo = leader;
-    retire(forwarder.getAndSet(newForwarder(leader)), "member " + leader + " leads now");
+    synchronized (forwardingLock) {
+      if (leader.equals(forwardingTo) || lifecycle.get() == Lifecycle.CLOSED) {
+        return;
+      }
+      retire(forwarder.getAndSet(newForwarder(leader)), "member " + leader + " leads now");
+      forwardingTo = leader;
+    }
   }
 
   private RaftPeerId leaderNow() {
@@ -265,6 +283,7 @@ public final class RaftReplicator implements Replicator {
       if (!lifecycle.compareAndSet(Lifecycle.STARTING, Lifecycle.RUNNING)) {
         throw new IOException("closed while starting");
       }
+      forwardTo(leaderNow()); // a notice that came before the division was known here
       if (config.members().size() > 1) {
         every(STUCK_CHECK_PERIOD_MS, "its followers", DivisionInfo::isLeader, this::stepDownIfStuck);
         every(LEADER_CHECK_PERIOD_MS, "its leader", DivisionInfo::isFollower, this::electIfLeaderGone);
@@ -356,7 +375,9 @@ public final class RaftReplicator implements Replicator {
     timer.shutdownNow();
     retirer.shutdown();
     if (forwarder != null) {
-      forwarder.get().retire("the replicator is closed");
+      synchronized (forwardingLock) { // no forwardTo swaps in a client after this one is retired
+        forwarder.get().retire("the replicator is closed");
+      }
     }
     try {
       server.close();
@@ -467,14 +488,22 @@ public final class RaftReplicator implements Replicator {
 
   /**
    * True when this member leads and is ready (it committed an entry of its
-   * term), or knows a leader to forward to; always once a group of one started.
+   * term), or knows a leader and its forwarder is aimed at it (see
+   * {@link #forwardTo}); always once a group of one started.
    */
   private boolean leaderKnown() {
     RaftServer.Division d = division;
     if (forwarder == null) {
       return true;
     }
-    return d != null && (d.getInfo().isLeader() ? d.getInfo().isLeaderReady() : d.getInfo().getLeaderId() != null);
+    if (d == null) {
+      return false;
+    }
+    if (d.getInfo().isLeader()) {
+      return d.getInfo().isLeaderReady();
+    }
+    RaftPeerId leader = d.getInfo().getLeaderId();
+    return leader != null && leader.equals(forwardingTo);
   }
 
   @Override
