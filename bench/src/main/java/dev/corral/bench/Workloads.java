@@ -195,15 +195,18 @@ public final class Workloads {
 
   /** W2: uncontended acquire+release cycles by one client. */
   public void w2() throws Exception {
-    say("W2 uncontended lock, %d warm-up + %d cycles", p.w2Warm(), p.w2Cycles());
+    say("W2 uncontended lock, %d ms warm-up + %d cycles", p.w2WarmMs(), p.w2Cycles());
     try (Client client = system.connect(server.connectString(), SESSION)) {
       client.ensurePath("/bench/w2");
       Mutex mutex = client.mutex("/bench/w2/lock");
-      long warmDeadline = System.nanoTime() + p.phaseCapMs() * 1_000_000L;
-      for (int i = 0; i < p.w2Warm() && System.nanoTime() < warmDeadline; i++) {
+      long warmDeadline = System.nanoTime() + p.w2WarmMs() * 1_000_000L;
+      int warm = 0;
+      while (System.nanoTime() < warmDeadline) {
         mutex.acquire();
         mutex.release();
+        warm++;
       }
+      say("  %d warm-up cycles", warm);
       Samples samples = new Samples();
       long start = System.nanoTime();
       long deadline = start + p.phaseCapMs() * 1_000_000L;
