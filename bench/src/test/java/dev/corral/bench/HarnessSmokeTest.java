@@ -51,6 +51,9 @@ class HarnessSmokeTest {
     assertEquals(0, outcome.failures(), log);
     assertEquals(0, Procs.alive(), "every started process is stopped");
     assertFalse(Double.isNaN(outcome.table().find(EnsembleWorkload.THROUGHPUT, "ops/s").value("corral")), log);
+    double warmUpSeconds = outcome.table().find(EnsembleWorkload.WARM_UP, EnsembleWorkload.WARM_UP_SECONDS)
+        .value("corral");
+    assertTrue(warmUpSeconds >= Params.tiny().w6WarmMs() / 1e3, log);
     assertFalse(Double.isNaN(outcome.table().find(EnsembleWorkload.FAILOVER, EnsembleWorkload.FIRST).value("corral")),
         log);
     assertTrue(Files.readString(outcome.markdown()).contains("300ms-600ms"), log);
