@@ -49,7 +49,8 @@ final class EnsembleWorkload {
   static final String ELECTED = "-> new leader seen (polls every 250 ms), median ms";
   static final String STABILITY = "W6 stability, 3 servers";
   static final String WARM_UP = "W6 warm-up of a fresh ensemble";
-  static final String WARM_UP_SECONDS = "s until setData/s stopped rising";
+  static final String WARM_UP_SECONDS = "s until setData/s settled";
+  static final int PLATEAU_WINDOWS = 3;
 
   private final BenchSystem system;
   private final Params p;
@@ -256,7 +257,7 @@ final class EnsembleWorkload {
   }
 
   private void throughput(Writers writers, LeaderWatch watch) throws InterruptedException {
-    say("W6 throughput: %d sessions, warm-up of %d-%d ms until the throughput stops rising + %d ms measured"
+    say("W6 throughput: %d sessions, warm-up of %d-%d ms until the throughput settles + %d ms measured"
         + " (setData 1 KiB)", CLIENTS, p.w6WarmMs(), p.w6WarmCapMs(), p.w6MeasureMs());
     warmUp(writers);
     writers.drainErrorKinds();
@@ -299,37 +300,45 @@ final class EnsembleWorkload {
   }
 
   /**
-   * Lets the writers run for at least {@code w6WarmMs}, then on in windows while a window's throughput is
-   * more than 10% above the mean of the two before (one window against one let a noisy pair end Corral's
-   * warm-up at 35 s, still climbing: 706, 947, 1,021 setData/s), up to {@code w6WarmCapMs}: every system
-   * is measured once its servers' JIT has settled, and the time that took is reported.
+   * Lets the writers run for at least {@code w6WarmMs}, then on in windows until the last
+   * {@value #PLATEAU_WINDOWS} windows' setData rates lie within 10% of each other, up to
+   * {@code w6WarmCapMs}: every system is measured once its servers' JIT has settled, and the time that
+   * took is reported. Comparing a window with the one or two before it ended Corral's warm-up on a noisy
+   * dip while it was still climbing (635, 764, 729 setData/s at 35 s, then 1,767/s measured).
    */
   private void warmUp(Writers writers) throws InterruptedException {
     long windowMs = Math.min(5000, p.w6WarmMs());
     long start = System.nanoTime();
-    double previous = 0;
-    double beforePrevious = 0;
-    List<String> curve = new ArrayList<>();
+    List<Double> rates = new ArrayList<>();
     while (true) {
       long before = writers.succeeded.sum();
       long t0 = System.nanoTime();
       Thread.sleep(windowMs);
-      double rate = (writers.succeeded.sum() - before) / ((System.nanoTime() - t0) / 1e9);
-      curve.add(String.format(Locale.ROOT, "%.0f", rate));
+      rates.add((writers.succeeded.sum() - before) / ((System.nanoTime() - t0) / 1e9));
       long elapsedMs = (System.nanoTime() - start) / 1_000_000;
-      boolean rising = rate > (previous + beforePrevious) / 2 * 1.1;
-      beforePrevious = previous;
-      previous = rate;
-      if (elapsedMs >= p.w6WarmCapMs() || (elapsedMs >= p.w6WarmMs() && !rising)) {
-        say("  warm-up %.0f s, ops/s per %d ms window: %s", elapsedMs / 1e3, windowMs, String.join(" ", curve));
+      boolean settled = onPlateau(rates);
+      if (elapsedMs >= p.w6WarmCapMs() || (elapsedMs >= p.w6WarmMs() && settled)) {
+        say("  warm-up %.0f s, ops/s per %d ms window: %s", elapsedMs / 1e3, windowMs,
+            rates.stream().map(r -> String.format(Locale.ROOT, "%.0f", r)).collect(Collectors.joining(" ")));
         table.put(WARM_UP, WARM_UP_SECONDS, Better.LOWER, sys, elapsedMs / 1e3);
-        if (rising) {
-          table.note(sys + ": W6 throughput was still rising when the warm-up cap of " + p.w6WarmCapMs()
+        if (!settled) {
+          table.note(sys + ": W6 throughput had not settled when the warm-up cap of " + p.w6WarmCapMs()
               + " ms ended it");
         }
         return;
       }
     }
+  }
+
+  /** Whether the last {@value #PLATEAU_WINDOWS} rates lie within 10% of each other. */
+  static boolean onPlateau(List<Double> rates) {
+    if (rates.size() < PLATEAU_WINDOWS) {
+      return false;
+    }
+    List<Double> last = rates.subList(rates.size() - PLATEAU_WINDOWS, rates.size());
+    double min = last.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
+    double max = last.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+    return max <= min * 1.1;
   }
 
   private static String describe(List<LeaderWatch.Leader> leaders, long origin) {

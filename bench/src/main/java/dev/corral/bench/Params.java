@@ -20,8 +20,8 @@ package dev.corral.bench;
  * @param w5Changes W5 measured changes
  * @param memNodes MEM nodes to load
  * @param w6WarmMs W6 least warm-up time of the writers; the warm-up then goes on in windows of
- *     {@code min(5 s, w6WarmMs)} while a window's throughput is more than 10% above the mean of the two
- *     before, up to {@code w6WarmCapMs} (three fresh server JVMs on 2 cores compile for about 50 s: Corral's ensemble went
+ *     {@code min(5 s, w6WarmMs)} until the last three windows' rates lie within 10% of each other, up to
+ *     {@code w6WarmCapMs} (three fresh server JVMs on 2 cores compile for about 50 s: Corral's ensemble went
  *     from 150 to 2,000 setData/s over its first 55 s, with the leader's JIT busy 1.2 cores meanwhile)
  * @param w6WarmCapMs W6 most warm-up time
  * @param w6MeasureMs W6 measured time (throughput, and the leader changes of a run without faults)

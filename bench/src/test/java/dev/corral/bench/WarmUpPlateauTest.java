@@ -1,0 +1,27 @@
+package dev.corral.bench;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** When W6's warm-up counts a system's throughput as settled (windows as measured on this machine). */
+class WarmUpPlateauTest {
+  @Test
+  void aDipWhileStillClimbingIsNotAPlateau() {
+    assertFalse(EnsembleWorkload.onPlateau(List.of(153.0, 281.0, 440.0, 566.0, 635.0, 764.0, 729.0)));
+    assertFalse(EnsembleWorkload.onPlateau(List.of(1041.0, 1450.0, 1849.0, 1730.0)));
+  }
+
+  @Test
+  void threeWindowsWithinTenPercentAreAPlateau() {
+    assertTrue(EnsembleWorkload.onPlateau(List.of(1714.0, 2886.0, 3866.0, 5226.0, 5220.0, 5407.0)));
+    assertTrue(EnsembleWorkload.onPlateau(List.of(2280.0, 2419.0, 2465.0, 2517.0)));
+  }
+
+  @Test
+  void fewerThanThreeWindowsAreNeverAPlateau() {
+    assertFalse(EnsembleWorkload.onPlateau(List.of(5000.0, 5000.0)));
+  }
+}
