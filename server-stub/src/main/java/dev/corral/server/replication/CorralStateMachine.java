@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
-import dev.corral.proto.internal.MemberQuery;
 import java.time.Clock;
 import java.util.function.Consumer;
 import org.apache.ratis.protocol.RaftClientRequest;
@@ -145,25 +144,14 @@ final class CorralStateMachine extends BaseStateMachine {
     return CompletableFuture.completedFuture(Message.EMPTY);
   }
 
-  /**
-   * The empty message is a ReadIndex sync, answered once everything committed
-   * before it is applied here; a {@link MemberQuery} carries a follower's
-   * session heartbeats to the leader.
-   */
+  /** The only query is the empty message: a ReadIndex sync, answered once everything committed before it is applied here. */
   @Override
   public CompletableFuture<Message> query(Message request) {
-    if (request.getContent().isEmpty()) {
-      return CompletableFuture.completedFuture(Message.EMPTY);
+    if (!request.getContent().isEmpty()) {
+      return CompletableFuture.failedFuture(new IllegalArgumentException("unknown query of "
+          + request.getContent().size() + " bytes"));
     }
-    try {
-      MemberQuery query = MemberQuery.parseFrom(request.getContent().asReadOnlyByteBuffer());
-      if (query.hasHeartbeats()) {
-        state.heardFrom(query.getHeartbeats().getSessionIdsList());
-      }
-      return CompletableFuture.completedFuture(Message.EMPTY);
-    } catch (InvalidProtocolBufferException e) {
-      return CompletableFuture.failedFuture(e);
-    }
+    return CompletableFuture.completedFuture(Message.EMPTY);
   }
 
   @Override

@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +34,11 @@ import org.slf4j.LoggerFactory;
  * future completes on the apply thread when the entry holding its txn has been
  * applied here ({@link #applied}, called by the state). A proposal not applied
  * within the operation timeout fails; one sweep finds those past their deadline.
+ *
+ * <p>In an ensemble, a follower's proposer hands its batches to the leader over
+ * a {@link Route} that may still lose them after the hand-over; the leader's
+ * proposer queues what arrives ({@link #proposeForwarded}) behind its own txns,
+ * so that the txns of every member share the leader's entries.
  */
 final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(GroupCommitProposer.class);
@@ -40,6 +46,16 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   /** Puts entries into the log. */
   interface EntrySubmitter {
     Submission submit(LogEntry entry);
+
+    /**
+     * Puts an entry holding txns that other members forwarded here into this
+     * member's own log, never forwarding it on: sent on to a new leader, they
+     * could reach its log after txns their member sent it directly since. Where
+     * this member does not lead, the answer fails with NOT_READY.
+     */
+    default Submission submitToOwnLog(LogEntry entry) {
+      return submit(entry);
+    }
 
     /** False while an entry cannot be sent anywhere (no leader known): the drainer holds entries back. */
     default boolean canSubmit() {
@@ -52,27 +68,42 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
    * Ratis did not take or commit it. {@code abandon} stops every further
    * attempt to send it and fails the answer: once it returns, nothing more of
    * the entry goes out (an attempt already on the wire may still arrive).
-   * Safe to run more than once.
+   * Safe to run more than once. {@code route} is null, or the way to the leader
+   * the txns went, which may lose them after {@code answer} completed: its
+   * loss is reported through {@link #routeLost}.
    */
-  record Submission(CompletableFuture<?> answer, Runnable abandon) {}
+  record Submission(CompletableFuture<?> answer, Runnable abandon, Route route) {
+    Submission(CompletableFuture<?> answer, Runnable abandon) {
+      this(answer, abandon, null);
+    }
+  }
+
+  /** A way to the leader that can lose what was handed to it (a forwarding stream). */
+  interface Route {
+    /** Why the txns sent this way may be lost, once they may (outcome unknown); null until then. */
+    ReplicationException lost();
+  }
 
   private static final long NO_LEADER_POLL_MS = 10;
 
   /**
    * {@code sent} is set once: to the entry the txn goes out in (a failure after
    * that leaves the outcome unknown), or to {@link #NEVER_SENT} when it timed
-   * out first.
+   * out first. {@code forwarded} is true for a txn another member forwarded here.
    */
-  private record Proposal(Txn txn, CompletableFuture<TxnResult> future, long deadlineNanos,
+  private record Proposal(Txn txn, CompletableFuture<TxnResult> future, long deadlineNanos, boolean forwarded,
       AtomicReference<SentEntry> sent) {
-    Proposal(Txn txn, CompletableFuture<TxnResult> future, long deadlineNanos) {
-      this(txn, future, deadlineNanos, new AtomicReference<>());
+    Proposal(Txn txn, CompletableFuture<TxnResult> future, long deadlineNanos, boolean forwarded) {
+      this(txn, future, deadlineNanos, forwarded, new AtomicReference<>());
     }
 
-    long id() {
-      return txn.getProposalId();
+    ProposalKey key() {
+      return new ProposalKey(txn.getOrigin(), txn.getProposalId());
     }
   }
+
+  /** A proposal's identity across members: its proposer's origin and its id there. */
+  private record ProposalKey(long origin, long id) {}
 
   private static final SentEntry NEVER_SENT = new SentEntry();
 
@@ -82,7 +113,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   private final int maxEntryBytes;
   private final Duration timeout;
   private final Semaphore inFlight;
-  private final Map<Long, Proposal> waiting = new ConcurrentHashMap<>();
+  private final Map<ProposalKey, Proposal> waiting = new ConcurrentHashMap<>();
   private final ScheduledExecutorService sweeper;
   private final Thread drainer;
 
@@ -140,8 +171,8 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
         return CompletableFuture.failedFuture(notReady("the replicator is closed", null));
       }
       Txn txn = builder.setOrigin(origin).setProposalId(++lastProposalId).build();
-      Proposal proposal = new Proposal(txn, future, System.nanoTime() + timeout.toNanos());
-      waiting.put(proposal.id(), proposal);
+      Proposal proposal = new Proposal(txn, future, System.nanoTime() + timeout.toNanos(), false);
+      waiting.put(proposal.key(), proposal);
       queue.addLast(proposal);
       if (!sending && submitter.canSubmit() && inFlight.tryAcquire()) {
         sending = true;
@@ -159,15 +190,65 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   }
 
   /**
-   * Completes the future of {@code txn} if this proposer proposed it. Called on
-   * the apply thread, by the state, right after it applied the txn.
+   * Queues a txn another member forwarded here (stamped with that member's
+   * origin and proposal id) behind everything queued before it; the drainer
+   * sends it. {@code refuse} hears, once, if it failed: NOT_READY when it never
+   * entered the log, OPERATION_TIMEOUT when it may have. Never blocks, and never
+   * sends on the caller's thread (a transport's event loop).
+   */
+  void proposeForwarded(Txn txn, Consumer<ReplicationException> refuse) {
+    CompletableFuture<TxnResult> future = new CompletableFuture<>();
+    future.whenComplete((result, failure) -> {
+      if (failure != null) {
+        refuse.accept(asReplicationException(failure));
+      }
+    });
+    lock.lock();
+    try {
+      if (!closed) {
+        Proposal proposal = new Proposal(txn, future, System.nanoTime() + timeout.toNanos(), true);
+        waiting.put(proposal.key(), proposal);
+        queue.addLast(proposal);
+        queued.signal();
+        return;
+      }
+    } finally {
+      lock.unlock();
+    }
+    future.completeExceptionally(notReady("the replicator is closed", null));
+  }
+
+  /**
+   * Completes the future of {@code txn} if this proposer proposed it or queued
+   * it for another member. Called on the apply thread, by the state, right after
+   * it applied the txn.
    */
   @Override
   public void applied(Txn txn, TxnResult result) {
-    if (txn.getOrigin() == origin) {
-      Proposal proposal = waiting.remove(txn.getProposalId());
-      if (proposal != null) {
-        proposal.future().complete(result);
+    Proposal proposal = waiting.remove(new ProposalKey(txn.getOrigin(), txn.getProposalId()));
+    if (proposal != null) {
+      proposal.future().complete(result);
+    }
+  }
+
+  /** The leader gave up on txn {@code proposalId} of this proposer, which it forwarded there. */
+  void refused(long proposalId, ReplicationException why) {
+    Proposal proposal = waiting.get(new ProposalKey(origin, proposalId));
+    if (proposal != null) {
+      fail(proposal, why);
+    }
+  }
+
+  /**
+   * {@code route} lost what it held ({@link Route#lost()} says why): every
+   * proposal of this proposer sent that way and not applied yet fails, outcome
+   * unknown.
+   */
+  void routeLost(Route route) {
+    for (Proposal proposal : waiting.values()) {
+      SentEntry sent = proposal.sent().get();
+      if (sent != null && sent.route == route) {
+        fail(proposal, route.lost());
       }
     }
   }
@@ -194,7 +275,12 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
       }
     }
     ReplicationException closing = notReady("the replicator is closed", null);
-    waiting.values().forEach(p -> fail(p, closing));
+    ReplicationException closingSent = new ReplicationException(ErrorCode.OPERATION_TIMEOUT,
+        "the replicator is closed; the txn may still be applied", null);
+    // a member's own callers lose their streams as the server closes; a forwarded txn's member is told, and a
+    // txn that went out may still be applied
+    waiting.values().forEach(p -> fail(p,
+        p.forwarded() && !p.sent().compareAndSet(null, NEVER_SENT) ? closingSent : closing));
     sweeper.shutdownNow();
     DaemonThreads.awaitTermination(sweeper, Duration.ofSeconds(10));
   }
@@ -304,13 +390,18 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
     }
     LogEntry.Builder entry = LogEntry.newBuilder(); // the leader stamps its time as it takes the entry
     going.forEach(p -> entry.addTxns(p.txn()));
+    boolean holdsForwarded = going.stream().anyMatch(Proposal::forwarded);
     Submission submission;
     try {
-      submission = submitter.submit(entry.build());
+      submission = holdsForwarded ? submitter.submitToOwnLog(entry.build()) : submitter.submit(entry.build());
     } catch (RuntimeException e) {
       submission = new Submission(CompletableFuture.failedFuture(e), () -> { });
     }
     sentEntry.handedOver(submission);
+    Route route = submission.route();
+    if (route != null && route.lost() != null) { // lost before it was recorded: routeLost may have missed these
+      going.forEach(p -> fail(p, route.lost()));
+    }
     submission.answer().whenComplete((reply, error) -> {
       inFlight.release();
       if (error != null) {
@@ -327,7 +418,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
         try {
           timeOut(proposal);
         } catch (RuntimeException e) { // a periodic task that throws is never run again
-          LOG.error("timing out proposal {} failed", proposal.id(), e);
+          LOG.error("timing out proposal {} failed", proposal.key(), e);
         }
       }
     }
@@ -359,10 +450,13 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
    */
   private static final class SentEntry {
     private volatile Submission submission;
+    /** The submission's route, once handed over. */
+    private volatile Route route;
     private final AtomicReference<ReplicationException> abandoned = new AtomicReference<>();
 
     void handedOver(Submission submission) {
       this.submission = submission;
+      this.route = submission.route();
       if (abandoned.get() != null) {
         submission.abandon().run();
       }
@@ -385,7 +479,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   }
 
   private void fail(Proposal proposal, ReplicationException failure) {
-    if (waiting.remove(proposal.id(), proposal)) {
+    if (waiting.remove(proposal.key(), proposal)) {
       proposal.future().completeExceptionally(failure);
     }
   }

@@ -2,6 +2,7 @@ package dev.corral.server.replication;
 
 import static dev.corral.server.replication.DaemonThreads.daemon;
 
+import dev.corral.proto.internal.ForwardBatch;
 import dev.corral.proto.internal.LogEntry;
 import dev.corral.proto.internal.Txn;
 import dev.corral.server.tree.TxnResult;
@@ -19,7 +20,6 @@ import java.util.function.Predicate;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -29,11 +29,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
-import dev.corral.proto.internal.Heartbeats;
-import dev.corral.proto.internal.MemberQuery;
 import java.util.Collection;
-import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.conf.Parameters;
+import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
 import org.apache.ratis.protocol.Message;
@@ -49,9 +47,7 @@ import org.apache.ratis.proto.RaftProtos;
 import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.storage.RaftStorage;
-import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,7 +67,6 @@ public final class RaftReplicator implements Replicator {
   private static final Logger LOG = LoggerFactory.getLogger(RaftReplicator.class);
   /** A snapshot taking longer fails; a clean shutdown then relies on replaying the log at the next start. */
   private static final long SNAPSHOT_TIMEOUT_MS = TimeUnit.SECONDS.toMillis(60);
-  private static final long FORWARD_RETRY_SLEEP_MS = 100;
   private static final long LEADER_NOT_READY_RETRY_MS = 10;
   /** A follower that answers yet gets no entries for this long makes the leader step down. */
   static final Duration FOLLOWER_STALL = Duration.ofSeconds(20);
@@ -94,21 +89,22 @@ public final class RaftReplicator implements Replicator {
   private final ReplicatedState state;
   private final CorralStateMachine stateMachine;
   private final RaftServer server;
+  /** More than one member: writes are forwarded to the leader and heartbeats sent there. */
+  private final boolean ensemble;
   /**
-   * Forwards a follower's entries (and heartbeats) to the leader; null in a
-   * group of one. Replaced after a failed entry: Ratis's ordered client closes
-   * its window once a request runs out of retries, failing every later one.
-   */
-  private final AtomicReference<Forwarder> forwarder;
-  /**
-   * The leader the forwarder was last pointed at (Ratis repeats the same
-   * leader's notice); null until the first notice. A follower submits only
-   * when this is the leader it knows ({@link #leaderKnown}).
+   * The leader the link was last pointed at (Ratis repeats the same leader's
+   * notice); null until the first notice. A follower submits only when this is
+   * the leader it knows ({@link #leaderKnown}).
    */
   private volatile RaftPeerId forwardingTo;
-  /** Guards pointing the forwarder at a leader against a concurrent close. */
+  /**
+   * A follower's stream to the leader, carrying its proposer's txns and its
+   * heartbeats; null while this member leads or knows no leader. Replaced by a
+   * fresh one to the same leader once lost.
+   */
+  private ForwardingLink link; // guarded by forwardingLock
+  /** Guards pointing the link at a leader against a concurrent close. */
   private final Object forwardingLock = new Object();
-  private final RaftProperties properties;
   private volatile RaftServer.Division division;
   /**
    * Runs the leader's stuck checks (in a group of more than one) and the short
@@ -117,8 +113,6 @@ public final class RaftReplicator implements Replicator {
    * worker (2 cores).
    */
   private final ScheduledExecutorService timer;
-  /** Closes replaced forwarding clients, which can take seconds (see {@link Forwarder#retire}). */
-  private final ExecutorService retirer;
   private final StalledFollowerWatch followerWatch;
   private final UnreadyLeaderWatch unreadyWatch;
   private final DeadLeaderWatch deadLeaderWatch; // used on the timer thread only
@@ -129,11 +123,17 @@ public final class RaftReplicator implements Replicator {
     this.selfId = RaftPeerId.valueOf(config.self());
     this.group = RaftGroup.valueOf(groupId(config.groupName()), peers(config.members()));
     this.memberIds = config.members().stream().map(RaftMember::id).toList();
+    this.ensemble = config.members().size() > 1;
     this.state = state;
     this.proposer = new GroupCommitProposer(config, new GroupCommitProposer.EntrySubmitter() {
       @Override
       public GroupCommitProposer.Submission submit(LogEntry entry) {
-        return RaftReplicator.this.submit(entry);
+        return RaftReplicator.this.submit(entry, false);
+      }
+
+      @Override
+      public GroupCommitProposer.Submission submitToOwnLog(LogEntry entry) {
+        return RaftReplicator.this.submit(entry, true);
       }
 
       @Override
@@ -142,97 +142,74 @@ public final class RaftReplicator implements Replicator {
       }
     });
     this.stateMachine = new CorralStateMachine(state, proposer, this::leaderChanged, config.clock());
-    RaftProperties properties = RatisProperties.of(config);
+    ForwardingService forwarding = new ForwardingService(config.self(), proposer, this::heardFrom, this::isLeader);
+    Parameters parameters = new Parameters();
+    GrpcConfigKeys.Server.setServicesCustomizer(parameters, forwarding::customize);
     this.server = RaftServer.newBuilder()
         .setServerId(selfId)
         .setGroup(group)
         .setStateMachine(stateMachine)
-        .setProperties(properties)
+        .setProperties(RatisProperties.of(config))
+        .setParameters(parameters)
         .setOption(RaftStorage.StartupOption.RECOVER)
         .build();
-    this.properties = properties;
-    this.forwarder = config.members().size() == 1 ? null : new AtomicReference<>(newForwarder(null));
     this.followerWatch = new StalledFollowerWatch(FOLLOWER_STALL, config.electionTimeoutMax().multipliedBy(2));
     // committing a new term's first entry takes one round (milliseconds); two election timeouts, at least 1 s,
     // with no follower moving, is stuck (W6: a leader stuck for 2 s made the first write after a kill 3.6 s)
     this.unreadyWatch = new UnreadyLeaderWatch(max(Duration.ofSeconds(1), config.electionTimeoutMax().multipliedBy(2)));
     this.deadLeaderWatch = new DeadLeaderWatch(config.electionTimeoutMin());
     this.timer = Executors.newSingleThreadScheduledExecutor(daemon("corral-replicator-timer-" + config.self()));
-    this.retirer = Executors.newSingleThreadExecutor(daemon("corral-forwarder-retirer-" + config.self()));
   }
 
   /**
-   * A client that sends to {@code leader} first (any member when null) and
-   * follows redirects and elections for about one operation timeout.
-   */
-  private Forwarder newForwarder(RaftPeerId leader) {
-    int attempts = (int) Math.max(1, config.operationTimeout().toMillis() / FORWARD_RETRY_SLEEP_MS);
-    RaftClient.Builder builder = RaftClient.newBuilder()
-        .setRaftGroup(group)
-        .setProperties(properties)
-        .setClientId(ClientId.randomId())
-        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts,
-            TimeDuration.valueOf(FORWARD_RETRY_SLEEP_MS, TimeUnit.MILLISECONDS)));
-    if (leader != null) {
-      builder.setLeaderId(leader);
-    }
-    return new Forwarder(builder.build());
-  }
-
-  /**
-   * Swaps a failed forwarding client for a fresh one (once, however many of
-   * its requests failed) and retires it on the retirer thread; the future
-   * completes once it is retired, at once if it already was.
-   */
-  private CompletableFuture<Void> replaceForwarder(Forwarder failed, String why) {
-    if (lifecycle.get() != Lifecycle.RUNNING) {
-      return retire(failed, "the replicator is closing");
-    }
-    if (forwarder.get() == failed) {
-      Forwarder fresh = newForwarder(leaderNow());
-      if (forwarder.compareAndSet(failed, fresh)) {
-        return retire(failed, why);
-      }
-      retire(fresh, "another thread replaced the failed client first");
-    }
-    return failed.retired().handle((reply, retired) -> null); // replaced elsewhere, and retired there
-  }
-
-  /** Retires {@code old} on the retirer thread, so that no Ratis thread waits for a client to close. */
-  private CompletableFuture<Void> retire(Forwarder old, String why) {
-    try {
-      return CompletableFuture.runAsync(() -> old.retire(why), retirer);
-    } catch (RejectedExecutionException closing) {
-      old.retire(why);
-      return CompletableFuture.completedFuture(null);
-    }
-  }
-
-  /**
-   * A new leader: forward to it with a fresh client. The old client may still
-   * be retrying against the dead leader (measured: forwarded writes stalled for
-   * seconds after a kill -9); retiring it fails what it still holds as soon as
-   * it is closed, as outcome unknown, which is what those writes are (their
-   * streams then end, and their clients re-attach before they retry).
+   * A new leader: forward to it on a fresh link (none when it is this member).
+   * The old link may still hold txns for the old leader; closing it fails
+   * them, as outcome unknown, which is what they are (their streams then end,
+   * and their clients re-attach before they retry). Nothing is sent again.
    *
    * <p>Ratis records a new leader before it tells the state machine, so for a
-   * moment this member knows a leader its forwarder is not yet aimed at; an
-   * entry sent then went through the old client and failed with it (CI: a
-   * session opened through a follower just after the first election failed,
-   * outcome unknown). {@link #leaderKnown} therefore waits for this notice.
-   * Notices that come while the member starts are taken too, and
-   * {@link #start} repeats the latest one, so none is lost.
+   * moment this member knows a leader its link is not yet aimed at;
+   * {@link #leaderKnown} therefore waits for this notice. Notices that come
+   * while the member starts are taken too, and {@link #start} repeats the
+   * latest one, so none is lost.
    */
   private void forwardTo(RaftPeerId leader) {
-    if (forwarder == null || leader == null || selfId.equals(leader)) {
+    if (!ensemble || leader == null) {
       return;
     }
+    ForwardingLink old;
     synchronized (forwardingLock) {
       if (leader.equals(forwardingTo) || lifecycle.get() == Lifecycle.CLOSED) {
         return;
       }
-      retire(forwarder.getAndSet(newForwarder(leader)), "member " + leader + " leads now");
+      old = link;
+      link = selfId.equals(leader) ? null : ForwardingLink.open(member(leader.toString()), proposer);
       forwardingTo = leader;
+    }
+    if (old != null) {
+      old.close("member " + leader + " leads now");
+    }
+  }
+
+  /** The link to the leader, a fresh one if the last was lost; null while leading or knowing no leader. */
+  private ForwardingLink liveLink() {
+    synchronized (forwardingLock) {
+      if (link != null && link.lost() != null && lifecycle.get() == Lifecycle.RUNNING) {
+        link = ForwardingLink.open(member(link.leaderId()), proposer);
+      }
+      return link;
+    }
+  }
+
+  private RaftMember member(String id) {
+    return config.members().stream().filter(m -> m.id().equals(id)).findFirst()
+        .orElseThrow(() -> new IllegalStateException("no member " + id + " in the configuration"));
+  }
+
+  /** Heartbeats a follower forwarded: counted where this member leads (a new leader starts every clock afresh). */
+  private void heardFrom(List<Long> sessionIds) {
+    if (isLeader()) {
+      state.heardFrom(sessionIds);
     }
   }
 
@@ -373,11 +350,13 @@ public final class RaftReplicator implements Replicator {
     }
     proposer.close();
     timer.shutdownNow();
-    retirer.shutdown();
-    if (forwarder != null) {
-      synchronized (forwardingLock) { // no forwardTo swaps in a client after this one is retired
-        forwarder.get().retire("the replicator is closed");
-      }
+    ForwardingLink last;
+    synchronized (forwardingLock) { // no forwardTo opens a link after this
+      last = link;
+      link = null;
+    }
+    if (last != null) {
+      last.close("the replicator is closed");
     }
     try {
       server.close();
@@ -392,29 +371,39 @@ public final class RaftReplicator implements Replicator {
   }
 
   /**
-   * Puts an entry into the log: in process on the leader, through the embedded
-   * client on a follower (which follows redirects and elections). Any failure
-   * leaves the outcome unknown (the entry may commit after all), which the
-   * proposer reports as such.
+   * Puts an entry into the log: in process on the leader; on a follower, its
+   * txns go to the leader over the link, unless they were forwarded here
+   * ({@code ownLogOnly}: refused with NOT_READY). Any failure after an entry
+   * went out leaves the outcome unknown (the entry may commit after all), which
+   * the proposer reports as such.
    */
-  private GroupCommitProposer.Submission submit(LogEntry entry) {
+  private GroupCommitProposer.Submission submit(LogEntry entry, boolean ownLogOnly) {
+    if (ensemble && !division.getInfo().isLeader()) {
+      if (ownLogOnly) {
+        return new GroupCommitProposer.Submission(CompletableFuture.failedFuture(notLeading()), () -> { });
+      }
+      ForwardingLink via = liveLink();
+      if (via == null || !via.send(ForwardBatch.newBuilder().addAllTxns(entry.getTxnsList()).build())) {
+        return new GroupCommitProposer.Submission(CompletableFuture.failedFuture(noLeader()), () -> { });
+      }
+      // handed over: the leader logs the txns, or tells of those it gives up on, or the link is lost
+      return new GroupCommitProposer.Submission(CompletableFuture.completedFuture(null), () -> { }, via);
+    }
     EntrySend send = new EntrySend(Message.valueOf(entry.toByteString().asReadOnlyByteBuffer()));
     send.attempt();
     return new GroupCommitProposer.Submission(send.answer, send::abandon);
   }
 
   /**
-   * One entry on its way into the log: given to this member's division while
-   * it leads (again shortly while it is just elected and not ready, since Ratis
-   * then took nothing), otherwise to the forwarding client, which retries.
-   * Once abandoned, nothing sends it again: the retries stop with the
-   * forwarding client, which is retired.
+   * One entry on its way into this member's log, given to its division; again
+   * shortly while it is just elected and not ready, since Ratis then took
+   * nothing. Once abandoned, or when this member no longer leads, it is not
+   * given again.
    */
   private final class EntrySend {
     private final Message message;
     private final CompletableFuture<RaftClientReply> answer = new CompletableFuture<>();
     private boolean abandoned; // guarded by this
-    private Forwarder through; // guarded by this; the forwarding client that holds the entry, if any
 
     EntrySend(Message message) {
       this.message = message;
@@ -422,30 +411,17 @@ public final class RaftReplicator implements Replicator {
 
     void attempt() {
       CompletableFuture<RaftClientReply> sent;
-      Forwarder via = null;
       synchronized (this) { // so that abandon() cannot slip between the check and the send
         if (abandoned) {
           return;
         }
-        if (forwarder == null || division.getInfo().isLeader()) {
-          sent = send(newRequest(RaftClientRequest.writeRequestType(), message));
-        } else {
-          via = forwarder.get();
-          through = via;
-          sent = via.send(message).thenApply(RaftReplicator::successful);
+        if (ensemble && !division.getInfo().isLeader()) {
+          answer.completeExceptionally(notLeading()); // Ratis took nothing yet: it never enters the log
+          return;
         }
+        sent = send(newRequest(RaftClientRequest.writeRequestType(), message));
       }
-      if (via == null) {
-        sent.whenComplete(this::answeredHere);
-      } else {
-        Forwarder from = via;
-        sent.whenComplete((reply, failure) -> {
-          if (failure != null) {
-            replaceForwarder(from, "an entry sent through it failed");
-          }
-          complete(reply, failure);
-        });
-      }
+      sent.whenComplete(this::answeredHere);
     }
 
     private void answeredHere(RaftClientReply reply, Throwable failure) {
@@ -469,13 +445,8 @@ public final class RaftReplicator implements Replicator {
     }
 
     void abandon() {
-      Forwarder holding;
       synchronized (this) {
         abandoned = true;
-        holding = through;
-      }
-      if (holding != null && !answer.isDone()) {
-        replaceForwarder(holding, "an entry it held was given up on").join(); // closed: it sends nothing more
       }
       answer.completeExceptionally(new IOException("the entry was given up on"));
     }
@@ -488,12 +459,12 @@ public final class RaftReplicator implements Replicator {
 
   /**
    * True when this member leads and is ready (it committed an entry of its
-   * term), or knows a leader and its forwarder is aimed at it (see
+   * term), or knows a leader and its link is aimed at it (see
    * {@link #forwardTo}); always once a group of one started.
    */
   private boolean leaderKnown() {
     RaftServer.Division d = division;
-    if (forwarder == null) {
+    if (!ensemble) {
       return true;
     }
     if (d == null) {
@@ -508,21 +479,14 @@ public final class RaftReplicator implements Replicator {
 
   @Override
   public CompletableFuture<Void> forwardHeartbeats(Collection<Long> sessionIds) {
-    if (forwarder == null || lifecycle.get() != Lifecycle.RUNNING || sessionIds.isEmpty()) {
+    if (!ensemble || lifecycle.get() != Lifecycle.RUNNING || sessionIds.isEmpty()) {
       return CompletableFuture.completedFuture(null);
     }
-    if (division.getInfo().getLeaderId() == null) {
+    ForwardingLink via = liveLink();
+    if (via == null || !via.send(ForwardBatch.newBuilder().addAllHeartbeatSessionIds(sessionIds).build())) {
       return CompletableFuture.failedFuture(noLeader());
     }
-    MemberQuery query = MemberQuery.newBuilder()
-        .setHeartbeats(Heartbeats.newBuilder().addAllSessionIds(sessionIds)).build();
-    // unordered: a heartbeat that fails must not close the ordered window the writes use
-    return forwarder.get().client().async()
-        .sendReadOnlyUnordered(Message.valueOf(query.toByteString().asReadOnlyByteBuffer()))
-        .thenApply(reply -> {
-          successful(reply);
-          return null;
-        });
+    return CompletableFuture.completedFuture(null);
   }
 
   @Override
@@ -551,6 +515,9 @@ public final class RaftReplicator implements Replicator {
   private void stepDownIfStuck(RaftServer.Division d) {
     long term = d.getInfo().getCurrentTerm();
     long[] matchIndices = d.getInfo().getFollowerMatchIndices();
+    if (matchIndices == null) {
+      return; // just elected: Ratis has no leader state to read yet
+    }
     if (unreadyWatch.stuck(term, d.getInfo().isLeaderReady(), LongStream.of(matchIndices).sum(), System.nanoTime())) {
       LOG.warn("Member {} has led term {} without committing an entry of it; it steps down so that a new"
           + " election starts the appenders afresh (Ratis RATIS-2605)", config.self(), term);
@@ -687,6 +654,10 @@ public final class RaftReplicator implements Replicator {
       throw new CompletionException(reply.getException());
     }
     return reply;
+  }
+
+  private ReplicationException notLeading() {
+    return GroupCommitProposer.notReady("member " + config.self() + " no longer leads; the txns were not logged", null);
   }
 
   private ReplicationException noLeader() {

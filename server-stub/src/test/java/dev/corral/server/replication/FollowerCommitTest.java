@@ -3,7 +3,6 @@ package dev.corral.server.replication;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.corral.proto.internal.Txn;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,13 +37,8 @@ class FollowerCommitTest {
   void writesThroughAFollowerApplyThereBetweenHeartbeatsAndTakeOneLogEntryEach() throws Exception {
     List<RaftMember> members = LocalMembers.onFreePorts("1", "2", "3");
     List<RecordingState> states = List.of(new RecordingState(), new RecordingState(), new RecordingState());
-    for (int i = 0; i < members.size(); i++) {
-      running.add(RaftReplicator.create(ReplicationConfig.builder()
-          .dataDir(Files.createDirectories(dataDirs.resolve(members.get(i).id())))
-          .members(members.get(i).id(), members)
-          .electionTimeout(ELECTION_TIMEOUT_MIN, ELECTION_TIMEOUT_MIN.multipliedBy(2))
-          .build(), states.get(i)));
-    }
+    running.addAll(LocalMembers.create(dataDirs, members, states,
+        b -> b.electionTimeout(ELECTION_TIMEOUT_MIN, ELECTION_TIMEOUT_MIN.multipliedBy(2))));
     LocalMembers.startTogether(running);
     int follower = (running.indexOf(LocalMembers.awaitLeader(running)) + 1) % 3;
     RaftReplicator forwarding = running.get(follower);

@@ -1,5 +1,6 @@
 package dev.corral.server.replication;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -18,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -34,8 +36,24 @@ import org.junit.jupiter.api.Test;
 class GroupCommitProposerTest {
   private static final long WAIT_SECONDS = 30;
 
-  /** An entry handed to the fake log by thread {@code by}, and the future that says how the log took it. */
-  private record Submitted(LogEntry entry, CompletableFuture<Void> reply, Thread by) {}
+  /**
+   * An entry handed to the fake log by thread {@code by}, and the future that says how the log took it;
+   * {@code ownLogOnly} when it holds txns forwarded from another member.
+   */
+  private record Submitted(LogEntry entry, CompletableFuture<Void> reply, Thread by, boolean ownLogOnly) {}
+
+  /** A route to a leader that can lose what it took, as a forwarding link does. */
+  private static final class TestRoute implements GroupCommitProposer.Route {
+    volatile ReplicationException lost;
+
+    @Override
+    public ReplicationException lost() {
+      return lost;
+    }
+  }
+
+  /** When set, submissions are handed over this route, answered at once, as a follower forwards. */
+  private volatile TestRoute forwardingRoute;
 
   private final BlockingQueue<Submitted> log = new LinkedBlockingQueue<>();
   private final List<String> events = Collections.synchronizedList(new ArrayList<>());
@@ -58,11 +76,24 @@ class GroupCommitProposerTest {
     proposer = new GroupCommitProposer(config, new GroupCommitProposer.EntrySubmitter() {
       @Override
       public GroupCommitProposer.Submission submit(LogEntry entry) {
+        return take(entry, false);
+      }
+
+      @Override
+      public GroupCommitProposer.Submission submitToOwnLog(LogEntry entry) {
+        return take(entry, true);
+      }
+
+      private GroupCommitProposer.Submission take(LogEntry entry, boolean ownLogOnly) {
         CompletableFuture<Void> reply = new CompletableFuture<>();
         if (slowLog) { // widens the window in which two senders could overtake each other
           LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(TimeUnit.MILLISECONDS.toNanos(1)));
         }
-        log.add(new Submitted(entry, reply, Thread.currentThread()));
+        log.add(new Submitted(entry, reply, Thread.currentThread(), ownLogOnly));
+        TestRoute route = forwardingRoute;
+        if (route != null) {
+          return new GroupCommitProposer.Submission(CompletableFuture.completedFuture(null), () -> { }, route);
+        }
         return new GroupCommitProposer.Submission(reply, () -> {
           events.add("abandoned");
           reply.completeExceptionally(new IOException("given up on"));
@@ -90,6 +121,144 @@ class GroupCommitProposerTest {
       proposer.applied(txn, new TxnResult(Response.newBuilder().setXid(txn.getProposalId()).build(), List.of()));
     }
     s.reply().complete(null);
+  }
+
+  /** A txn as another member's proposer stamped it. */
+  private static Txn forwarded(long origin, long proposalId) {
+    return Txn.newBuilder().setOrigin(origin).setProposalId(proposalId).setSessionId(proposalId).build();
+  }
+
+  /** Proposes {@code txn} as forwarded here, recording any refusal's code in {@code refusals}. */
+  private void proposeForwarded(Txn txn, List<String> refusals) {
+    proposer.proposeForwarded(txn, why -> refusals.add(txn.getProposalId() + ":" + why.code()));
+  }
+
+  @Test
+  void forwardedTxnsShareTheNextEntryWithThisMembersOwnInArrivalOrder() throws Exception {
+    start(b -> b.maxEntriesInFlight(1));
+    List<String> refusals = Collections.synchronizedList(new ArrayList<>());
+    CompletableFuture<TxnResult> first = proposer.propose(Txn.newBuilder().setSessionId(1));
+    Submitted inFlight = nextSubmitted();
+
+    proposeForwarded(forwarded(77, 5), refusals);
+    CompletableFuture<TxnResult> own = proposer.propose(Txn.newBuilder().setSessionId(2));
+    proposeForwarded(forwarded(88, 9), refusals);
+    applyAndReply(inFlight);
+
+    Submitted shared = nextSubmitted();
+    assertEquals(List.of(77L, proposer.origin(), 88L),
+        shared.entry().getTxnsList().stream().map(Txn::getOrigin).toList());
+    assertEquals(List.of(5L, 2L, 9L), shared.entry().getTxnsList().stream().map(Txn::getSessionId).toList());
+    assertTrue(shared.ownLogOnly(), "an entry holding forwarded txns must never be forwarded on");
+    assertFalse(inFlight.ownLogOnly());
+    applyAndReply(shared);
+    first.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    own.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    assertEquals(List.of(), refusals, "applied forwarded txns are not refused");
+  }
+
+  @Test
+  void aForwardedTxnThatNeverEnteredTheLogIsRefusedWithNotReady() throws Exception {
+    start(b -> b);
+    List<String> refusals = Collections.synchronizedList(new ArrayList<>());
+    proposeForwarded(forwarded(77, 5), refusals);
+
+    nextSubmitted().reply().completeExceptionally(GroupCommitProposer.notReady("no longer leads", null));
+
+    awaitSize(refusals, 1);
+    assertEquals(List.of("5:NOT_READY"), refusals);
+  }
+
+  @Test
+  void aForwardedTxnLostAfterItWasSentIsRefusedAsOutcomeUnknown() throws Exception {
+    start(b -> b);
+    List<String> refusals = Collections.synchronizedList(new ArrayList<>());
+    proposeForwarded(forwarded(77, 5), refusals);
+
+    nextSubmitted().reply().completeExceptionally(new IOException("leader stepped down"));
+
+    awaitSize(refusals, 1);
+    assertEquals(List.of("5:OPERATION_TIMEOUT"), refusals);
+  }
+
+  @Test
+  void aForwardedTxnNotAppliedInTimeIsRefusedAsOutcomeUnknown() throws Exception {
+    start(b -> b.operationTimeout(Duration.ofMillis(100)));
+    List<String> refusals = Collections.synchronizedList(new ArrayList<>());
+    proposeForwarded(forwarded(77, 5), refusals);
+    nextSubmitted(); // never answered
+
+    awaitSize(refusals, 1);
+    assertEquals(List.of("5:OPERATION_TIMEOUT"), refusals);
+  }
+
+  @Test
+  void closeRefusesForwardedTxnsThatWentOutAsOutcomeUnknownAndTheRestAsNotReady() throws Exception {
+    start(b -> b.maxEntriesInFlight(1));
+    List<String> refusals = Collections.synchronizedList(new ArrayList<>());
+    proposeForwarded(forwarded(77, 5), refusals);
+    nextSubmitted(); // in flight, never answered
+    proposeForwarded(forwarded(77, 6), refusals);
+
+    proposer.close();
+    proposeForwarded(forwarded(77, 7), refusals);
+
+    awaitSize(refusals, 3);
+    assertEquals(Set.of("5:OPERATION_TIMEOUT", "6:NOT_READY", "7:NOT_READY"), Set.copyOf(refusals));
+  }
+
+  @Test
+  void aLeadersRefusalFailsTheForwardedProposalWithItsCode() throws Exception {
+    forwardingRoute = new TestRoute();
+    start(b -> b);
+    CompletableFuture<TxnResult> refused = proposer.propose(Txn.newBuilder());
+    CompletableFuture<TxnResult> applied = proposer.propose(Txn.newBuilder());
+    List<Txn> sent = new ArrayList<>();
+    while (sent.size() < 2) {
+      sent.addAll(nextSubmitted().entry().getTxnsList());
+    }
+
+    proposer.refused(sent.get(0).getProposalId(), GroupCommitProposer.notReady("member 2 does not lead", null));
+    proposer.applied(sent.get(1), new TxnResult(Response.getDefaultInstance(), List.of()));
+
+    assertEquals(ErrorCode.NOT_READY, failureCode(refused));
+    applied.get(WAIT_SECONDS, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void proposalsSentOverALostRouteFailAsOutcomeUnknownAndOnlyThose() throws Exception {
+    TestRoute lostRoute = new TestRoute();
+    forwardingRoute = lostRoute;
+    start(b -> b);
+    CompletableFuture<TxnResult> onLost = proposer.propose(Txn.newBuilder());
+    nextSubmitted();
+    forwardingRoute = new TestRoute();
+    CompletableFuture<TxnResult> onOther = proposer.propose(Txn.newBuilder());
+    Submitted other = nextSubmitted();
+
+    lostRoute.lost = new ReplicationException(ErrorCode.OPERATION_TIMEOUT, "the stream broke", null);
+    proposer.routeLost(lostRoute);
+
+    assertEquals(ErrorCode.OPERATION_TIMEOUT, failureCode(onLost));
+    assertFalse(onOther.isDone());
+    proposer.applied(other.entry().getTxns(0), new TxnResult(Response.getDefaultInstance(), List.of()));
+    onOther.get(WAIT_SECONDS, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aRouteLostBeforeItsHandOverWasRecordedStillFailsWhatWentOverIt() throws Exception {
+    TestRoute lostRoute = new TestRoute();
+    lostRoute.lost = new ReplicationException(ErrorCode.OPERATION_TIMEOUT, "the stream broke", null);
+    forwardingRoute = lostRoute; // routeLost ran before the proposer recorded the route: it is never called again
+    start(b -> b);
+
+    CompletableFuture<TxnResult> future = proposer.propose(Txn.newBuilder());
+
+    assertEquals(ErrorCode.OPERATION_TIMEOUT, failureCode(future));
+  }
+
+  private static void awaitSize(List<String> list, int size) {
+    await().atMost(WAIT_SECONDS, TimeUnit.SECONDS).until(() -> list.size() >= size);
   }
 
   @Test

@@ -5,10 +5,13 @@ import static org.awaitility.Awaitility.await;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 /** Members of one Raft group in this JVM, for tests: free loopback ports, started together, a leader awaited. */
 final class LocalMembers {
@@ -25,6 +28,19 @@ final class LocalMembers {
       }
     }
     return members;
+  }
+
+  /** A replicator for each member, each on its own state and data directory under {@code dataDirs}, not started. */
+  static List<RaftReplicator> create(Path dataDirs, List<RaftMember> members, List<? extends ReplicatedState> states,
+      UnaryOperator<ReplicationConfig.Builder> settings) throws IOException {
+    List<RaftReplicator> replicators = new ArrayList<>();
+    for (int i = 0; i < members.size(); i++) {
+      RaftMember self = members.get(i);
+      replicators.add(RaftReplicator.create(settings.apply(ReplicationConfig.builder()
+          .dataDir(Files.createDirectories(dataDirs.resolve(self.id())))
+          .members(self.id(), members)).build(), states.get(i)));
+    }
+    return replicators;
   }
 
   /** Starts the replicators at once (each one's start waits for the others) and returns when all have. */

@@ -1,0 +1,115 @@
+package dev.corral.server.replication;
+
+import dev.corral.proto.internal.ForwardBatch;
+import dev.corral.proto.internal.ForwardRefusal;
+import dev.corral.proto.internal.ForwardReply;
+import dev.corral.proto.v1.ErrorCode;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.thirdparty.io.grpc.CallOptions;
+import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
+import org.apache.ratis.thirdparty.io.grpc.netty.NettyChannelBuilder;
+import org.apache.ratis.thirdparty.io.grpc.stub.ClientCallStreamObserver;
+import org.apache.ratis.thirdparty.io.grpc.stub.ClientCalls;
+import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
+
+/**
+ * A follower's stream to the leader's {@link ForwardingService}, on a channel
+ * of its own to the leader's peer port: carries the proposer's batches, in the
+ * order sent, and the session heartbeats. Refusals that come back fail their
+ * proposals. A link holds one stream: once it breaks or is closed, the link is
+ * lost for good ({@link #lost()}), every proposal sent on it and not applied yet
+ * fails with the outcome unknown, and the replicator opens a new link for what
+ * comes next. Nothing is ever sent twice.
+ */
+final class ForwardingLink implements GroupCommitProposer.Route {
+  private final String leaderId;
+  private final GroupCommitProposer proposer;
+  private final ManagedChannel channel;
+  private final ClientCallStreamObserver<ForwardBatch> stream; // sent on under this link's lock
+  private volatile ReplicationException lost;
+
+  private ForwardingLink(RaftMember leader, GroupCommitProposer proposer) {
+    this.leaderId = leader.id();
+    this.proposer = proposer;
+    // refusals are handled on the transport's thread: they only fail futures
+    this.channel = NettyChannelBuilder.forAddress(leader.host(), leader.port()).usePlaintext().directExecutor().build();
+    // waits for the connection rather than failing at once: a leader that is gone keeps its link until the
+    // member learns of the next one, and what waited here is then lost with it (as it was while Ratis held it)
+    this.stream = (ClientCallStreamObserver<ForwardBatch>) ClientCalls.asyncBidiStreamingCall(
+        channel.newCall(ForwardingCall.METHOD, CallOptions.DEFAULT.withWaitForReady()), new Replies());
+  }
+
+  /** A link to {@code leader}, for {@code proposer}'s txns; it connects as it first sends. */
+  static ForwardingLink open(RaftMember leader, GroupCommitProposer proposer) {
+    return new ForwardingLink(leader, proposer);
+  }
+
+  String leaderId() {
+    return leaderId;
+  }
+
+  /** Sends {@code message} after everything sent before; false when the link is lost (nothing was sent). */
+  synchronized boolean send(ForwardBatch message) {
+    if (lost != null) {
+      return false;
+    }
+    try {
+      stream.onNext(message);
+      return true;
+    } catch (RuntimeException e) { // the call was cancelled or failed meanwhile
+      lose("the stream to leader " + leaderId + " failed: " + e, e);
+      return false;
+    }
+  }
+
+  @Override
+  public ReplicationException lost() {
+    return lost;
+  }
+
+  /** Ends the stream and the channel; what was sent on it and not applied yet fails, outcome unknown. */
+  void close(String why) {
+    lose("the stream to leader " + leaderId + " was closed: " + why, null);
+  }
+
+  private void lose(String why, Throwable cause) {
+    synchronized (this) {
+      if (lost != null) {
+        return;
+      }
+      lost = new ReplicationException(ErrorCode.OPERATION_TIMEOUT, why + "; the outcome is unknown", cause);
+    }
+    try {
+      stream.cancel(why, cause);
+    } catch (RuntimeException ignored) {
+      // already ended
+    }
+    channel.shutdownNow();
+    proposer.routeLost(this);
+  }
+
+  /** Waits (briefly) for the channel's threads to let go; for a clean close. */
+  void awaitClosed() throws InterruptedException {
+    channel.awaitTermination(5, TimeUnit.SECONDS);
+  }
+
+  private final class Replies implements StreamObserver<ForwardReply> {
+    @Override
+    public void onNext(ForwardReply reply) {
+      for (ForwardRefusal refusal : reply.getRefusalsList()) {
+        proposer.refused(refusal.getProposalId(),
+            new ReplicationException(refusal.getCode(), "leader " + leaderId + ": " + refusal.getMessage(), null));
+      }
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      lose("the stream to leader " + leaderId + " broke: " + t, t);
+    }
+
+    @Override
+    public void onCompleted() {
+      lose("leader " + leaderId + " ended the stream", null);
+    }
+  }
+}
