@@ -4,7 +4,6 @@ import dev.corral.proto.internal.ForwardBatch;
 import dev.corral.proto.internal.ForwardRefusal;
 import dev.corral.proto.internal.ForwardReply;
 import dev.corral.proto.v1.ErrorCode;
-import java.util.concurrent.TimeUnit;
 import org.apache.ratis.thirdparty.io.grpc.CallOptions;
 import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
 import org.apache.ratis.thirdparty.io.grpc.netty.NettyChannelBuilder;
@@ -86,11 +85,6 @@ final class ForwardingLink implements GroupCommitProposer.Route {
     }
     channel.shutdownNow();
     proposer.routeLost(this);
-  }
-
-  /** Waits (briefly) for the channel's threads to let go; for a clean close. */
-  void awaitClosed() throws InterruptedException {
-    channel.awaitTermination(5, TimeUnit.SECONDS);
   }
 
   private final class Replies implements StreamObserver<ForwardReply> {
