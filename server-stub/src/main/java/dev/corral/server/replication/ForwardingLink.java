@@ -21,14 +21,14 @@ import org.apache.ratis.thirdparty.io.grpc.stub.StreamObserver;
  * comes next. Nothing is ever sent twice.
  */
 final class ForwardingLink implements GroupCommitProposer.Route {
-  private final String leaderId;
+  private final RaftMember leader;
   private final GroupCommitProposer proposer;
   private final ManagedChannel channel;
   private final ClientCallStreamObserver<ForwardBatch> stream; // sent on under this link's lock
   private volatile ReplicationException lost;
 
   private ForwardingLink(RaftMember leader, GroupCommitProposer proposer) {
-    this.leaderId = leader.id();
+    this.leader = leader;
     this.proposer = proposer;
     // refusals are handled on the transport's thread: they only fail futures
     this.channel = NettyChannelBuilder.forAddress(leader.host(), leader.port()).usePlaintext().directExecutor().build();
@@ -43,8 +43,9 @@ final class ForwardingLink implements GroupCommitProposer.Route {
     return new ForwardingLink(leader, proposer);
   }
 
-  String leaderId() {
-    return leaderId;
+  /** The member this link sends to. */
+  RaftMember leader() {
+    return leader;
   }
 
   /** Sends {@code message} after everything sent before; false when the link is lost (nothing was sent). */
@@ -56,7 +57,7 @@ final class ForwardingLink implements GroupCommitProposer.Route {
       stream.onNext(message);
       return true;
     } catch (RuntimeException e) { // the call was cancelled or failed meanwhile
-      lose("the stream to leader " + leaderId + " failed: " + e, e);
+      lose("the stream to leader " + leader.id() + " failed: " + e, e);
       return false;
     }
   }
@@ -68,7 +69,7 @@ final class ForwardingLink implements GroupCommitProposer.Route {
 
   /** Ends the stream and the channel; what was sent on it and not applied yet fails, outcome unknown. */
   void close(String why) {
-    lose("the stream to leader " + leaderId + " was closed: " + why, null);
+    lose("the stream to leader " + leader.id() + " was closed: " + why, null);
   }
 
   private void lose(String why, Throwable cause) {
@@ -92,18 +93,18 @@ final class ForwardingLink implements GroupCommitProposer.Route {
     public void onNext(ForwardReply reply) {
       for (ForwardRefusal refusal : reply.getRefusalsList()) {
         proposer.refused(refusal.getProposalId(),
-            new ReplicationException(refusal.getCode(), "leader " + leaderId + ": " + refusal.getMessage(), null));
+            new ReplicationException(refusal.getCode(), "leader " + leader.id() + ": " + refusal.getMessage(), null));
       }
     }
 
     @Override
     public void onError(Throwable t) {
-      lose("the stream to leader " + leaderId + " broke: " + t, t);
+      lose("the stream to leader " + leader.id() + " broke: " + t, t);
     }
 
     @Override
     public void onCompleted() {
-      lose("leader " + leaderId + " ended the stream", null);
+      lose("leader " + leader.id() + " ended the stream", null);
     }
   }
 }

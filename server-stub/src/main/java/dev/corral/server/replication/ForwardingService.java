@@ -70,12 +70,16 @@ final class ForwardingService {
       this.replies = replies;
     }
 
+    /**
+     * Queues the txns, or refuses them where this member does not lead; heartbeats count only at the
+     * leader's tracker (and a new leader starts every session's clock afresh).
+     */
     @Override
     public void onNext(ForwardBatch forward) {
-      if (forward.getHeartbeatSessionIdsCount() > 0) {
+      boolean leads = leading.getAsBoolean();
+      if (leads && forward.getHeartbeatSessionIdsCount() > 0) {
         heardFrom.accept(forward.getHeartbeatSessionIdsList());
       }
-      boolean leads = leading.getAsBoolean();
       for (Txn txn : forward.getTxnsList()) {
         if (leads) {
           proposer.proposeForwarded(txn, why -> refuse(txn, why));

@@ -247,7 +247,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   void routeLost(Route route) {
     for (Proposal proposal : waiting.values()) {
       SentEntry sent = proposal.sent().get();
-      if (sent != null && sent.route == route) {
+      if (sent != null && sent.route() == route) {
         fail(proposal, route.lost());
       }
     }
@@ -389,8 +389,11 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
       return;
     }
     LogEntry.Builder entry = LogEntry.newBuilder(); // the leader stamps its time as it takes the entry
-    going.forEach(p -> entry.addTxns(p.txn()));
-    boolean holdsForwarded = going.stream().anyMatch(Proposal::forwarded);
+    boolean holdsForwarded = false;
+    for (Proposal p : going) {
+      entry.addTxns(p.txn());
+      holdsForwarded |= p.forwarded();
+    }
     Submission submission;
     try {
       submission = holdsForwarded ? submitter.submitToOwnLog(entry.build()) : submitter.submit(entry.build());
@@ -450,13 +453,16 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
    */
   private static final class SentEntry {
     private volatile Submission submission;
-    /** The submission's route, once handed over. */
-    private volatile Route route;
     private final AtomicReference<ReplicationException> abandoned = new AtomicReference<>();
+
+    /** The route the entry went over, once handed over; null before, or when it went into a log directly. */
+    Route route() {
+      Submission handed = submission;
+      return handed == null ? null : handed.route();
+    }
 
     void handedOver(Submission submission) {
       this.submission = submission;
-      this.route = submission.route();
       if (abandoned.get() != null) {
         submission.abandon().run();
       }

@@ -142,7 +142,7 @@ public final class RaftReplicator implements Replicator {
       }
     });
     this.stateMachine = new CorralStateMachine(state, proposer, this::leaderChanged, config.clock());
-    ForwardingService forwarding = new ForwardingService(config.self(), proposer, this::heardFrom, this::isLeader);
+    ForwardingService forwarding = new ForwardingService(config.self(), proposer, state::heardFrom, this::isLeader);
     Parameters parameters = new Parameters();
     GrpcConfigKeys.Server.setServicesCustomizer(parameters, forwarding::customize);
     this.server = RaftServer.newBuilder()
@@ -195,7 +195,7 @@ public final class RaftReplicator implements Replicator {
   private ForwardingLink liveLink() {
     synchronized (forwardingLock) {
       if (link != null && link.lost() != null && lifecycle.get() == Lifecycle.RUNNING) {
-        link = ForwardingLink.open(member(link.leaderId()), proposer);
+        link = ForwardingLink.open(link.leader(), proposer);
       }
       return link;
     }
@@ -206,11 +206,10 @@ public final class RaftReplicator implements Replicator {
         .orElseThrow(() -> new IllegalStateException("no member " + id + " in the configuration"));
   }
 
-  /** Heartbeats a follower forwarded: counted where this member leads (a new leader starts every clock afresh). */
-  private void heardFrom(List<Long> sessionIds) {
-    if (isLeader()) {
-      state.heardFrom(sessionIds);
-    }
+  /** Sends {@code batch} to the leader over the link; the link that took it, or null when none could. */
+  private ForwardingLink forward(ForwardBatch batch) {
+    ForwardingLink via = liveLink();
+    return via != null && via.send(batch) ? via : null;
   }
 
   private RaftPeerId leaderNow() {
@@ -378,17 +377,15 @@ public final class RaftReplicator implements Replicator {
    * the proposer reports as such.
    */
   private GroupCommitProposer.Submission submit(LogEntry entry, boolean ownLogOnly) {
-    if (ensemble && !division.getInfo().isLeader()) {
-      if (ownLogOnly) {
-        return new GroupCommitProposer.Submission(CompletableFuture.failedFuture(notLeading()), () -> { });
-      }
-      ForwardingLink via = liveLink();
-      if (via == null || !via.send(ForwardBatch.newBuilder().addAllTxns(entry.getTxnsList()).build())) {
+    if (ensemble && !ownLogOnly && !division.getInfo().isLeader()) {
+      ForwardingLink via = forward(ForwardBatch.newBuilder().addAllTxns(entry.getTxnsList()).build());
+      if (via == null) {
         return new GroupCommitProposer.Submission(CompletableFuture.failedFuture(noLeader()), () -> { });
       }
       // handed over: the leader logs the txns, or tells of those it gives up on, or the link is lost
       return new GroupCommitProposer.Submission(CompletableFuture.completedFuture(null), () -> { }, via);
     }
+    // where this member does not lead, the attempt refuses the entry (forwarded txns are never sent on)
     EntrySend send = new EntrySend(Message.valueOf(entry.toByteString().asReadOnlyByteBuffer()));
     send.attempt();
     return new GroupCommitProposer.Submission(send.answer, send::abandon);
@@ -482,11 +479,9 @@ public final class RaftReplicator implements Replicator {
     if (!ensemble || lifecycle.get() != Lifecycle.RUNNING || sessionIds.isEmpty()) {
       return CompletableFuture.completedFuture(null);
     }
-    ForwardingLink via = liveLink();
-    if (via == null || !via.send(ForwardBatch.newBuilder().addAllHeartbeatSessionIds(sessionIds).build())) {
-      return CompletableFuture.failedFuture(noLeader());
-    }
-    return CompletableFuture.completedFuture(null);
+    return forward(ForwardBatch.newBuilder().addAllHeartbeatSessionIds(sessionIds).build()) != null
+        ? CompletableFuture.completedFuture(null)
+        : CompletableFuture.failedFuture(noLeader());
   }
 
   @Override
