@@ -35,6 +35,11 @@ import org.junit.jupiter.api.Test;
 /** The group-commit proposer alone, over a fake log. */
 class GroupCommitProposerTest {
   private static final long WAIT_SECONDS = 30;
+  /**
+   * An operation timeout longer than every wait here: a test that expects OPERATION_TIMEOUT from something
+   * else (a lost route, a lost entry) cannot pass on the proposal's own timeout.
+   */
+  private static final Duration NO_TIMEOUT_WITHIN_THE_TEST = Duration.ofMinutes(5);
 
   /**
    * An entry handed to the fake log by thread {@code by}, and the future that says how the log took it;
@@ -171,7 +176,7 @@ class GroupCommitProposerTest {
 
   @Test
   void aForwardedTxnLostAfterItWasSentIsRefusedAsOutcomeUnknown() throws Exception {
-    start(b -> b);
+    start(b -> b.operationTimeout(NO_TIMEOUT_WITHIN_THE_TEST));
     List<String> refusals = Collections.synchronizedList(new ArrayList<>());
     proposeForwarded(forwarded(77, 5), refusals);
 
@@ -229,7 +234,7 @@ class GroupCommitProposerTest {
   void proposalsSentOverALostRouteFailAsOutcomeUnknownAndOnlyThose() throws Exception {
     TestRoute lostRoute = new TestRoute();
     forwardingRoute = lostRoute;
-    start(b -> b);
+    start(b -> b.operationTimeout(NO_TIMEOUT_WITHIN_THE_TEST));
     CompletableFuture<TxnResult> onLost = proposer.propose(Txn.newBuilder());
     nextSubmitted();
     forwardingRoute = new TestRoute();
@@ -250,7 +255,7 @@ class GroupCommitProposerTest {
     TestRoute lostRoute = new TestRoute();
     lostRoute.lost = new ReplicationException(ErrorCode.OPERATION_TIMEOUT, "the stream broke", null);
     forwardingRoute = lostRoute; // routeLost ran before the proposer recorded the route: it is never called again
-    start(b -> b);
+    start(b -> b.operationTimeout(NO_TIMEOUT_WITHIN_THE_TEST));
 
     CompletableFuture<TxnResult> future = proposer.propose(Txn.newBuilder());
 
