@@ -4,9 +4,12 @@ package dev.corral.bench;
  * Sizes of one run. Every loop is bounded by a count and by a time cap.
  *
  * @param w1WarmMs W1 warm-up time: the warm-up rounds repeat until it has passed (the JIT of a
- *     fresh server on 2 cores is still compiling its hot paths after a single short round)
+ *     fresh server on 2 cores is still compiling its hot paths after a single short round; a fresh client JVM
+ *     and server together took 20-25 s of 8 writers to settle: Corral's setData/s per 5 s were 1,429, 1,959,
+ *     3,970, 6,678, then 7,153-8,139. With 20 s, half of it spent in 1-client rounds, Corral's 8 writers
+ *     measured 4,282-4,382/s on 2026-11-25; with 60 s, 6,018-6,344 the same day)
  * @param w1Ops1 W1 ops per phase with 1 client
- * @param w1Ops8 W1 ops per phase per client with 8 clients
+ * @param w1Ops8 W1 ops per phase per client with 8 clients (24,000 ops: a phase of a few seconds, not one)
  * @param phaseCapMs time cap of any measured loop
  * @param w2WarmMs W2 warm-up time: cycles repeat until it has passed (500 cycles, half a second, left the
  *     lock recipes of both systems cold: Corral's ran at 1,940 cycles/s over its first 3,000 and 2,200-2,500
@@ -35,7 +38,7 @@ public record Params(String name, long w1WarmMs, int w1Ops1, int w1Ops8, long ph
 
   /** The full run. */
   public static Params full() {
-    return new Params("full", 20_000, 3000, 1500, 30_000, 10_000, 3000, 3000, 20_000, 5, 5, 300, 2000, 100_000,
+    return new Params("full", 60_000, 3000, 3000, 30_000, 10_000, 3000, 3000, 20_000, 5, 5, 300, 2000, 100_000,
         90_000, 180_000, 30_000, 5);
   }
 
