@@ -5,6 +5,7 @@ import dev.corral.proto.internal.ForwardRefusal;
 import dev.corral.proto.internal.ForwardReply;
 import dev.corral.proto.v1.ErrorCode;
 import org.apache.ratis.thirdparty.io.grpc.CallOptions;
+import org.apache.ratis.thirdparty.io.grpc.ConnectivityState;
 import org.apache.ratis.thirdparty.io.grpc.ManagedChannel;
 import org.apache.ratis.thirdparty.io.grpc.netty.NettyChannelBuilder;
 import org.apache.ratis.thirdparty.io.grpc.stub.ClientCallStreamObserver;
@@ -32,8 +33,9 @@ final class ForwardingLink implements GroupCommitProposer.Route {
     this.proposer = proposer;
     // refusals are handled on the transport's thread: they only fail futures
     this.channel = NettyChannelBuilder.forAddress(leader.host(), leader.port()).usePlaintext().directExecutor().build();
-    // waits for the connection rather than failing at once: a leader that is gone keeps its link until the
-    // member learns of the next one, and what waited here is then lost with it (as it was while Ratis held it)
+    // waits for the connection rather than failing at once. Txns are handed over only once it is connected
+    // (RaftReplicator.leaderKnown); heartbeats, and a hand-over that raced the connection's loss, may wait here
+    // for a leader that is gone, and are lost with the link when the member learns of the next one
     this.stream = (ClientCallStreamObserver<ForwardBatch>) ClientCalls.asyncBidiStreamingCall(
         channel.newCall(ForwardingCall.METHOD, CallOptions.DEFAULT.withWaitForReady()), new Replies());
   }
@@ -46,6 +48,15 @@ final class ForwardingLink implements GroupCommitProposer.Route {
   /** The member this link sends to. */
   RaftMember leader() {
     return leader;
+  }
+
+  /**
+   * True while the link's channel is connected to the leader; otherwise false,
+   * and it starts connecting if it was idle. Checked before txns are handed
+   * over; once handed over, they count as sent whatever happens next.
+   */
+  boolean connected() {
+    return lost == null && channel.getState(true) == ConnectivityState.READY;
   }
 
   /** Sends {@code message} after everything sent before; false when the link is lost (nothing was sent). */

@@ -456,8 +456,17 @@ public final class RaftReplicator implements Replicator {
 
   /**
    * True when this member leads and is ready (it committed an entry of its
-   * term), or knows a leader and its link is aimed at it (see
-   * {@link #forwardTo}); always once a group of one started.
+   * term), or knows a leader, its link is aimed at it (see {@link #forwardTo})
+   * and connected; always once a group of one started.
+   *
+   * <p>Until the link connects, the proposer keeps the txns: handed to a link
+   * still connecting, they would wait in it, and if its leader is gone (a
+   * follower learns of that only with the next leader) they would be lost with
+   * it as outcome unknown, though they never left this member; each of their
+   * sessions then ended its stream and re-attached before it retried (W6, after
+   * a kill -9 of the leader: writes through the followers failed so 0.4-0.6 s
+   * after the kill, when the next leader was known). Held back, they go to the
+   * next leader as soon as its link connects.
    */
   private boolean leaderKnown() {
     RaftServer.Division d = division;
@@ -471,7 +480,11 @@ public final class RaftReplicator implements Replicator {
       return d.getInfo().isLeaderReady();
     }
     RaftPeerId leader = d.getInfo().getLeaderId();
-    return leader != null && leader.equals(forwardingTo);
+    if (leader == null || !leader.equals(forwardingTo)) {
+      return false;
+    }
+    ForwardingLink via = liveLink();
+    return via != null && via.connected();
   }
 
   @Override
