@@ -35,11 +35,9 @@ class FollowerCommitTest {
 
   @Test
   void writesThroughAFollowerApplyThereBetweenHeartbeatsAndTakeOneLogEntryEach() throws Exception {
-    List<RaftMember> members = LocalMembers.onFreePorts("1", "2", "3");
     List<RecordingState> states = List.of(new RecordingState(), new RecordingState(), new RecordingState());
-    running.addAll(LocalMembers.create(dataDirs, members, states,
-        b -> b.electionTimeout(ELECTION_TIMEOUT_MIN, ELECTION_TIMEOUT_MIN.multipliedBy(2))));
-    LocalMembers.startTogether(running);
+    LocalMembers.startThree(dataDirs, states,
+        b -> b.electionTimeout(ELECTION_TIMEOUT_MIN, ELECTION_TIMEOUT_MIN.multipliedBy(2)), running);
     int follower = (running.indexOf(LocalMembers.awaitLeader(running)) + 1) % 3;
     RaftReplicator forwarding = running.get(follower);
     Txns session = Txns.openSession(forwarding);

@@ -43,6 +43,16 @@ final class LocalMembers {
     return replicators;
   }
 
+  /**
+   * Members "1", "2" and "3" on free ports, each over its state of {@code states}, added to {@code running}
+   * (which the test closes afterwards, even if a start fails) and started together.
+   */
+  static void startThree(Path dataDirs, List<? extends ReplicatedState> states,
+      UnaryOperator<ReplicationConfig.Builder> settings, List<RaftReplicator> running) throws Exception {
+    running.addAll(create(dataDirs, onFreePorts("1", "2", "3"), states, settings));
+    startTogether(running);
+  }
+
   /** Starts the replicators at once (each one's start waits for the others) and returns when all have. */
   static void startTogether(List<RaftReplicator> replicators) throws Exception {
     List<CompletableFuture<Void>> starts = new ArrayList<>();
