@@ -35,6 +35,13 @@ import org.slf4j.LoggerFactory;
  * applied here ({@link #applied}, called by the state). A proposal not applied
  * within the operation timeout fails; one sweep finds those past their deadline.
  *
+ * <p>When an entry that went into a log is answered, the txns it carried and
+ * those that had queued behind it when it was applied are expected in the next
+ * one (its callers, answered, write again): up to
+ * {@link ReplicationConfig#batchWait()}, the next entry waits until that many
+ * are queued (see there for why). A follower's hand-over is answered before
+ * any of its txns is applied: nothing is expected, and nothing waits.
+ *
  * <p>In an ensemble, a follower's proposer hands its batches to the leader over
  * a {@link Route} that may still lose them after the hand-over; the leader's
  * proposer queues what arrives ({@link #proposeForwarded}) behind its own txns,
@@ -112,6 +119,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   private final int maxTxnsPerEntry;
   private final int maxEntryBytes;
   private final Duration timeout;
+  private final long batchWaitNanos;
   private final Semaphore inFlight;
   private final Map<ProposalKey, Proposal> waiting = new ConcurrentHashMap<>();
   private final ScheduledExecutorService sweeper;
@@ -120,6 +128,10 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition queued = lock.newCondition();
   private final ArrayDeque<Proposal> queue = new ArrayDeque<>(); // guarded by lock
+  private long queuedBytes; // guarded by lock: the serialized size of the queued txns
+  /** How many txns the next entry waits for, until {@link #waitUntilNanos}. */
+  private int expected = 1; // guarded by lock
+  private long waitUntilNanos = System.nanoTime(); // guarded by lock
   private long lastProposalId; // guarded by lock
   private boolean closed; // guarded by lock
   /** Set while a thread packs and submits an entry: one at a time, so that queue order is log order. */
@@ -131,6 +143,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
     this.maxTxnsPerEntry = config.maxTxnsPerEntry();
     this.maxEntryBytes = config.maxEntryBytes();
     this.timeout = config.operationTimeout();
+    this.batchWaitNanos = config.batchWait().toNanos();
     this.inFlight = new Semaphore(config.maxEntriesInFlight());
     this.sweeper = Executors.newSingleThreadScheduledExecutor(daemon("corral-proposal-timeouts"));
     this.drainer = daemon("corral-group-commit").newThread(this::drain);
@@ -173,8 +186,8 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
       Txn txn = builder.setOrigin(origin).setProposalId(++lastProposalId).build();
       Proposal proposal = new Proposal(txn, future, System.nanoTime() + timeout.toNanos(), false);
       waiting.put(proposal.key(), proposal);
-      queue.addLast(proposal);
-      if (!sending && submitter.canSubmit() && inFlight.tryAcquire()) {
+      enqueue(proposal);
+      if (!sending && holdBackNanos() <= 0 && submitter.canSubmit() && inFlight.tryAcquire()) {
         sending = true;
         sendNow = takeBatch();
       } else {
@@ -208,7 +221,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
       if (!closed) {
         Proposal proposal = new Proposal(txn, future, System.nanoTime() + timeout.toNanos(), true);
         waiting.put(proposal.key(), proposal);
-        queue.addLast(proposal);
+        enqueue(proposal);
         queued.signal();
         return;
       }
@@ -227,6 +240,9 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   public void applied(Txn txn, TxnResult result) {
     Proposal proposal = waiting.remove(new ProposalKey(txn.getOrigin(), txn.getProposalId()));
     if (proposal != null) {
+      if (batchWaitNanos > 0) {
+        noteQueuedBehind(proposal.sent().get());
+      }
       proposal.future().complete(result);
     }
   }
@@ -322,20 +338,75 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   }
 
   /**
-   * Waits for queued txns while no other thread is sending, and takes as many
-   * as fit one entry, marking the proposer as sending; null once closed.
+   * Waits for queued txns while no other thread is sending, and for as many as
+   * are expected (up to the batch wait), and takes as many as fit one entry,
+   * marking the proposer as sending; null once closed.
    */
   private List<Proposal> nextBatch() throws InterruptedException {
     lock.lock();
     try {
-      while ((queue.isEmpty() || sending) && !closed) {
-        queued.await();
+      while (!closed) {
+        if (queue.isEmpty() || sending) {
+          queued.await();
+          continue;
+        }
+        long holdBack = holdBackNanos();
+        if (holdBack <= 0) {
+          break;
+        }
+        queued.awaitNanos(holdBack);
       }
       if (closed) {
         return null;
       }
       sending = true;
       return takeBatch();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * How much longer the next entry waits for the txns expected back: 0 once
+   * as many are queued as expected (or as fit one entry), or the wait is over.
+   * The caller holds the lock.
+   */
+  private long holdBackNanos() {
+    if (batchWaitNanos == 0 || queue.size() >= Math.min(expected, maxTxnsPerEntry)
+        || queuedBytes >= maxEntryBytes) {
+      return 0;
+    }
+    return Math.max(0, waitUntilNanos - System.nanoTime());
+  }
+
+  /** The caller holds the lock. */
+  private void enqueue(Proposal proposal) {
+    queue.addLast(proposal);
+    queuedBytes += proposal.txn().getSerializedSize();
+  }
+
+  /**
+   * Before the first of an entry's callers hears of its txn, notes how many
+   * txns queued behind the entry (not counting any its callers propose next).
+   */
+  private void noteQueuedBehind(SentEntry entry) {
+    if (entry == null || entry == NEVER_SENT || entry.queuedBehind >= 0) {
+      return;
+    }
+    lock.lock();
+    try {
+      entry.queuedBehind = queue.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** An entry that went into a log was answered: its txns and those that queued behind it are expected. */
+  private void expectBack(int answered, SentEntry entry) {
+    lock.lock();
+    try {
+      expected = entry.queuedBehind < 0 ? 1 : answered + entry.queuedBehind; // none applied: expect nothing
+      waitUntilNanos = System.nanoTime() + batchWaitNanos;
     } finally {
       lock.unlock();
     }
@@ -352,6 +423,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
         break;
       }
       queue.pollFirst();
+      queuedBytes -= size;
       if (!next.future().isDone()) { // timed out while queued: it never enters the log
         batch.add(next);
         bytes += size;
@@ -406,6 +478,9 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
       going.forEach(p -> fail(p, route.lost()));
     }
     submission.answer().whenComplete((reply, error) -> {
+      if (batchWaitNanos > 0) {
+        expectBack(going.size(), sentEntry);
+      }
       inFlight.release();
       if (error != null) {
         ReplicationException failure = sentEntry.failure(error);
@@ -454,6 +529,8 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   private static final class SentEntry {
     private volatile Submission submission;
     private final AtomicReference<ReplicationException> abandoned = new AtomicReference<>();
+    /** Txns queued behind the entry when its first txn was applied; -1 before. Apply thread only. */
+    private volatile int queuedBehind = -1;
 
     /** The route the entry went over, once handed over; null before, or when it went into a log directly. */
     Route route() {

@@ -457,6 +457,72 @@ class GroupCommitProposerTest {
   }
 
   @Test
+  void theNextEntryWaitsForTheTxnsOfTheAnsweredEntryAndThoseQueuedBehindIt() throws Exception {
+    start(b -> b.maxEntriesInFlight(1).batchWait(Duration.ofMinutes(1)));
+    proposer.propose(Txn.newBuilder().setSessionId(1));
+    Submitted first = nextSubmitted();
+    proposer.propose(Txn.newBuilder().setSessionId(2));
+    proposer.propose(Txn.newBuilder().setSessionId(3));
+
+    applyAndReply(first); // 1 answered + 2 queued: 3 expected in the next entry
+    assertEquals(null, log.poll(300, TimeUnit.MILLISECONDS), "the next entry did not wait for the third txn");
+    proposer.propose(Txn.newBuilder().setSessionId(4));
+
+    Submitted next = nextSubmitted();
+    assertEquals(List.of(2L, 3L, 4L), next.entry().getTxnsList().stream().map(Txn::getSessionId).toList());
+  }
+
+  @Test
+  void theNextEntryGoesWithFewerTxnsThanExpectedOnceTheBatchWaitIsOver() throws Exception {
+    start(b -> b.maxEntriesInFlight(1).batchWait(Duration.ofMillis(50)));
+    proposer.propose(Txn.newBuilder().setSessionId(1));
+    Submitted first = nextSubmitted();
+    proposer.propose(Txn.newBuilder().setSessionId(2));
+    proposer.propose(Txn.newBuilder().setSessionId(3));
+
+    applyAndReply(first); // 3 expected; no more come
+
+    Submitted next = nextSubmitted();
+    assertEquals(List.of(2L, 3L), next.entry().getTxnsList().stream().map(Txn::getSessionId).toList());
+  }
+
+  @Test
+  void anEntryFullOfTxnsIsNeverHeldBackByTheBatchWait() throws Exception {
+    start(b -> b.maxEntriesInFlight(1).maxTxnsPerEntry(2).batchWait(Duration.ofMinutes(1)));
+    proposer.propose(Txn.newBuilder().setSessionId(1));
+    Submitted first = nextSubmitted();
+    proposer.propose(Txn.newBuilder().setSessionId(2));
+    proposer.propose(Txn.newBuilder().setSessionId(3));
+
+    applyAndReply(first); // 3 expected, but 2 fill an entry
+
+    assertEquals(List.of(2L, 3L), nextSubmitted().entry().getTxnsList().stream().map(Txn::getSessionId).toList());
+  }
+
+  @Test
+  void anEntryFullOfBytesIsNeverHeldBackByTheBatchWait() throws Exception {
+    start(b -> b.maxEntriesInFlight(1).maxEntryBytes(1).batchWait(Duration.ofMinutes(1)));
+    proposer.propose(Txn.newBuilder().setSessionId(1));
+    Submitted first = nextSubmitted();
+    proposer.propose(Txn.newBuilder().setSessionId(2));
+    proposer.propose(Txn.newBuilder().setSessionId(3));
+
+    applyAndReply(first); // 3 expected, but each txn fills an entry
+
+    assertEquals(List.of(2L), nextSubmitted().entry().getTxnsList().stream().map(Txn::getSessionId).toList());
+  }
+
+  @Test
+  void aLoneCallerIsNeverHeldBackByTheBatchWait() throws Exception {
+    start(b -> b.maxEntriesInFlight(1).batchWait(Duration.ofMinutes(1)));
+    for (int i = 1; i <= 5; i++) {
+      CompletableFuture<TxnResult> result = proposer.propose(Txn.newBuilder().setSessionId(i));
+      applyAndReply(nextSubmitted()); // held for the minute, it would not be here within the wait
+      result.get(WAIT_SECONDS, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
   void txnsReachTheLogInTheOrderEachCallerProposedThem() throws Exception {
     start(b -> b);
     slowLog = true;

@@ -21,7 +21,27 @@ class ReplicationConfigTest {
     assertEquals(Duration.ofSeconds(1), config.electionTimeoutMin());
     assertEquals(Duration.ofSeconds(2), config.electionTimeoutMax());
     assertEquals(4, config.maxEntriesInFlight());
+    assertEquals(Duration.ZERO, config.batchWait());
     assertEquals(S1, config.selfMember());
+  }
+
+  @Test
+  void anEnsembleKeepsOneEntryInFlightAndWaitsForTheTxnsItExpects() {
+    ReplicationConfig config = ReplicationConfig.builder().dataDir(Path.of("d")).members("s1", List.of(S1, S2)).build();
+
+    assertEquals(1, config.maxEntriesInFlight());
+    assertEquals(Duration.ofMillis(2), config.batchWait());
+  }
+
+  @Test
+  void aNegativeBatchWaitFails() {
+    ReplicationConfig.Builder builder = ReplicationConfig.builder()
+        .dataDir(Path.of("d"))
+        .singleMember(S1)
+        .batchWait(Duration.ofMillis(-1));
+
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::build);
+    assertEquals("batchWait must not be negative", e.getMessage());
   }
 
   @Test
