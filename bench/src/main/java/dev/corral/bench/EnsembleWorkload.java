@@ -300,11 +300,9 @@ final class EnsembleWorkload {
   }
 
   /**
-   * Lets the writers run for at least {@code w6WarmMs}, then on in windows until the last
-   * {@value #PLATEAU_WINDOWS} windows' setData rates lie within 10% of each other, up to
-   * {@code w6WarmCapMs}: every system is measured once its servers' JIT has settled, and the time that
-   * took is reported. Comparing a window with the one or two before it ended Corral's warm-up on a noisy
-   * dip while it was still climbing (635, 764, 729 setData/s at 35 s, then 1,767/s measured).
+   * Lets the writers run for at least {@code w6WarmMs}, then on in windows until the throughput is on a
+   * plateau ({@link #onPlateau}), up to {@code w6WarmCapMs}: every system is measured once its servers'
+   * JIT has settled, and the time that took is reported.
    */
   private void warmUp(Writers writers) throws InterruptedException {
     long windowMs = Math.min(5000, p.w6WarmMs());
@@ -330,15 +328,34 @@ final class EnsembleWorkload {
     }
   }
 
-  /** Whether the last {@value #PLATEAU_WINDOWS} rates lie within 10% of each other. */
+  /**
+   * Whether the last {@value #PLATEAU_WINDOWS} rates lie within 10% of each other and, once there are
+   * twice as many, their mean lies within 10% of the mean of the {@value #PLATEAU_WINDOWS} before them.
+   * The first alone ended warm-ups on a dip while still climbing: Corral's at 635, 764, 729 setData/s
+   * (35 s; then 1,767/s measured), and at 1,721, 1,183, 1,082, 1,111 (120 s; 1,710/s measured, 1,800-2,000
+   * a minute later). Comparing a window with the one or two before it had ended them sooner still.
+   */
   static boolean onPlateau(List<Double> rates) {
-    if (rates.size() < PLATEAU_WINDOWS) {
+    int n = rates.size();
+    if (n < PLATEAU_WINDOWS || !withinTenPercent(rates.subList(n - PLATEAU_WINDOWS, n))) {
       return false;
     }
-    List<Double> last = rates.subList(rates.size() - PLATEAU_WINDOWS, rates.size());
-    double min = last.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
-    double max = last.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+    if (n < 2 * PLATEAU_WINDOWS) {
+      return true;
+    }
+    double last = mean(rates.subList(n - PLATEAU_WINDOWS, n));
+    double before = mean(rates.subList(n - 2 * PLATEAU_WINDOWS, n - PLATEAU_WINDOWS));
+    return withinTenPercent(List.of(last, before));
+  }
+
+  private static boolean withinTenPercent(List<Double> rates) {
+    double min = rates.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
+    double max = rates.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
     return max <= min * 1.1;
+  }
+
+  private static double mean(List<Double> rates) {
+    return rates.stream().mapToDouble(Double::doubleValue).average().orElseThrow();
   }
 
   private static String describe(List<LeaderWatch.Leader> leaders, long origin) {

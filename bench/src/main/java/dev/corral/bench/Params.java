@@ -23,7 +23,7 @@ package dev.corral.bench;
  * @param w5Changes W5 measured changes
  * @param memNodes MEM nodes to load
  * @param w6WarmMs W6 least warm-up time of the writers; the warm-up then goes on in windows of
- *     {@code min(5 s, w6WarmMs)} until the last three windows' rates lie within 10% of each other, up to
+ *     {@code min(5 s, w6WarmMs)} until the rates are on a plateau (EnsembleWorkload.onPlateau), up to
  *     {@code w6WarmCapMs} (three fresh server JVMs on 2 cores compile for a minute or two: Corral's ensemble went
  *     from 150 to 2,000 setData/s over its first 55 s, with the leader's JIT busy 1.2 cores meanwhile; on a slower
  *     day, with at least 30 s, its rates 497, 498 and 506 ended the warm-up at 65 s, and the measured window did

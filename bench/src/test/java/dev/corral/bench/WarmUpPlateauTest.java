@@ -15,8 +15,21 @@ class WarmUpPlateauTest {
   }
 
   @Test
-  void threeWindowsWithinTenPercentAreAPlateau() {
-    assertTrue(EnsembleWorkload.onPlateau(List.of(1714.0, 2886.0, 3866.0, 5226.0, 5220.0, 5407.0)));
+  void threeCloseWindowsInADipAfterHigherOnesAreNotAPlateau() {
+    assertFalse(EnsembleWorkload.onPlateau(List.of(1273.0, 1184.0, 1198.0, 1448.0, 1710.0, 1500.0, 1721.0,
+        1183.0, 1082.0, 1111.0)));
+  }
+
+  @Test
+  void threeCloseWindowsRightAfterAClimbAreNotYetAPlateau() {
+    assertFalse(EnsembleWorkload.onPlateau(List.of(1714.0, 2886.0, 3866.0, 5226.0, 5220.0, 5407.0)));
+  }
+
+  @Test
+  void threeWindowsWithinTenPercentOfEachOtherAndOfTheThreeBeforeAreAPlateau() {
+    assertTrue(EnsembleWorkload.onPlateau(List.of(1714.0, 2886.0, 3866.0, 5226.0, 5220.0, 5407.0, 5300.0,
+        5150.0, 5350.0)));
+    assertTrue(EnsembleWorkload.onPlateau(List.of(1574.0, 1698.0, 1902.0, 2229.0, 1921.0, 1824.0, 1832.0)));
     assertTrue(EnsembleWorkload.onPlateau(List.of(2280.0, 2419.0, 2465.0, 2517.0)));
   }
 
