@@ -529,7 +529,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   private static final class SentEntry {
     private volatile Submission submission;
     private final AtomicReference<ReplicationException> abandoned = new AtomicReference<>();
-    /** Txns queued behind the entry when its first txn was applied; -1 before. Apply thread only. */
+    /** Txns queued behind the entry when its first txn was applied; -1 before. Written on the apply thread. */
     private volatile int queuedBehind = -1;
 
     /** The route the entry went over, once handed over; null before, or when it went into a log directly. */

@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Set;
@@ -45,7 +46,12 @@ class GroupCommitProposerTest {
    * An entry handed to the fake log by thread {@code by}, and the future that says how the log took it;
    * {@code ownLogOnly} when it holds txns forwarded from another member.
    */
-  private record Submitted(LogEntry entry, CompletableFuture<Void> reply, Thread by, boolean ownLogOnly) {}
+  private record Submitted(LogEntry entry, CompletableFuture<Void> reply, Thread by, boolean ownLogOnly) {
+    /** The session ids of the entry's txns, in entry order. */
+    List<Long> sessions() {
+      return entry.getTxnsList().stream().map(Txn::getSessionId).toList();
+    }
+  }
 
   /** A route to a leader that can lose what it took, as a forwarding link does. */
   private static final class TestRoute implements GroupCommitProposer.Route {
@@ -153,7 +159,7 @@ class GroupCommitProposerTest {
     Submitted shared = nextSubmitted();
     assertEquals(List.of(77L, proposer.origin(), 88L),
         shared.entry().getTxnsList().stream().map(Txn::getOrigin).toList());
-    assertEquals(List.of(5L, 2L, 9L), shared.entry().getTxnsList().stream().map(Txn::getSessionId).toList());
+    assertEquals(List.of(5L, 2L, 9L), shared.sessions());
     assertTrue(shared.ownLogOnly(), "an entry holding forwarded txns must never be forwarded on");
     assertFalse(inFlight.ownLogOnly());
     applyAndReply(shared);
@@ -349,7 +355,7 @@ class GroupCommitProposerTest {
     leaderKnown.set(true);
     CompletableFuture<TxnResult> later = proposer.propose(Txn.newBuilder().setSessionId(9));
     Submitted next = nextSubmitted();
-    assertEquals(List.of(9L), next.entry().getTxnsList().stream().map(Txn::getSessionId).toList(),
+    assertEquals(List.of(9L), next.sessions(),
         "the timed-out txn never reaches the log");
     applyAndReply(next);
     later.get(WAIT_SECONDS, TimeUnit.SECONDS);
@@ -456,60 +462,66 @@ class GroupCommitProposerTest {
     assertEquals(List.of(2L, 3L), sessions);
   }
 
-  @Test
-  void theNextEntryWaitsForTheTxnsOfTheAnsweredEntryAndThoseQueuedBehindIt() throws Exception {
-    start(b -> b.maxEntriesInFlight(1).batchWait(Duration.ofMinutes(1)));
+  /** Proposes txn 1 and returns its entry, in flight, once txns 2 and 3 are queued behind it. */
+  private Submitted oneInFlightAndTwoQueued() throws InterruptedException {
     proposer.propose(Txn.newBuilder().setSessionId(1));
     Submitted first = nextSubmitted();
     proposer.propose(Txn.newBuilder().setSessionId(2));
     proposer.propose(Txn.newBuilder().setSessionId(3));
+    return first;
+  }
+
+  /** Whether the drainer is waiting, until a deadline, for more txns before it sends the next entry. */
+  private static boolean drainerHoldsBack() {
+    return Thread.getAllStackTraces().entrySet().stream()
+        .anyMatch(t -> t.getKey().getName().equals("corral-group-commit")
+            && t.getKey().getState() == Thread.State.TIMED_WAITING
+            && Arrays.stream(t.getValue()).anyMatch(frame -> frame.getMethodName().equals("nextBatch")));
+  }
+
+  @Test
+  void theNextEntryWaitsForTheTxnsOfTheAnsweredEntryAndThoseQueuedBehindIt() throws Exception {
+    start(b -> b.maxEntriesInFlight(1).batchWait(Duration.ofMinutes(1)));
+    Submitted first = oneInFlightAndTwoQueued();
 
     applyAndReply(first); // 1 answered + 2 queued: 3 expected in the next entry
-    assertEquals(null, log.poll(300, TimeUnit.MILLISECONDS), "the next entry did not wait for the third txn");
+    await().atMost(WAIT_SECONDS, TimeUnit.SECONDS).until(GroupCommitProposerTest::drainerHoldsBack);
+    assertEquals(null, log.poll(), "the next entry did not wait for the third txn");
     proposer.propose(Txn.newBuilder().setSessionId(4));
 
     Submitted next = nextSubmitted();
-    assertEquals(List.of(2L, 3L, 4L), next.entry().getTxnsList().stream().map(Txn::getSessionId).toList());
+    assertEquals(List.of(2L, 3L, 4L), next.sessions());
   }
 
   @Test
   void theNextEntryGoesWithFewerTxnsThanExpectedOnceTheBatchWaitIsOver() throws Exception {
     start(b -> b.maxEntriesInFlight(1).batchWait(Duration.ofMillis(50)));
-    proposer.propose(Txn.newBuilder().setSessionId(1));
-    Submitted first = nextSubmitted();
-    proposer.propose(Txn.newBuilder().setSessionId(2));
-    proposer.propose(Txn.newBuilder().setSessionId(3));
+    Submitted first = oneInFlightAndTwoQueued();
 
     applyAndReply(first); // 3 expected; no more come
 
     Submitted next = nextSubmitted();
-    assertEquals(List.of(2L, 3L), next.entry().getTxnsList().stream().map(Txn::getSessionId).toList());
+    assertEquals(List.of(2L, 3L), next.sessions());
   }
 
   @Test
   void anEntryFullOfTxnsIsNeverHeldBackByTheBatchWait() throws Exception {
     start(b -> b.maxEntriesInFlight(1).maxTxnsPerEntry(2).batchWait(Duration.ofMinutes(1)));
-    proposer.propose(Txn.newBuilder().setSessionId(1));
-    Submitted first = nextSubmitted();
-    proposer.propose(Txn.newBuilder().setSessionId(2));
-    proposer.propose(Txn.newBuilder().setSessionId(3));
+    Submitted first = oneInFlightAndTwoQueued();
 
     applyAndReply(first); // 3 expected, but 2 fill an entry
 
-    assertEquals(List.of(2L, 3L), nextSubmitted().entry().getTxnsList().stream().map(Txn::getSessionId).toList());
+    assertEquals(List.of(2L, 3L), nextSubmitted().sessions());
   }
 
   @Test
   void anEntryFullOfBytesIsNeverHeldBackByTheBatchWait() throws Exception {
     start(b -> b.maxEntriesInFlight(1).maxEntryBytes(1).batchWait(Duration.ofMinutes(1)));
-    proposer.propose(Txn.newBuilder().setSessionId(1));
-    Submitted first = nextSubmitted();
-    proposer.propose(Txn.newBuilder().setSessionId(2));
-    proposer.propose(Txn.newBuilder().setSessionId(3));
+    Submitted first = oneInFlightAndTwoQueued();
 
     applyAndReply(first); // 3 expected, but each txn fills an entry
 
-    assertEquals(List.of(2L), nextSubmitted().entry().getTxnsList().stream().map(Txn::getSessionId).toList());
+    assertEquals(List.of(2L), nextSubmitted().sessions());
   }
 
   @Test
