@@ -190,7 +190,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
       if (!sending && holdBackNanos() <= 0 && submitter.canSubmit() && inFlight.tryAcquire()) {
         sending = true;
         sendNow = takeBatch();
-      } else {
+      } else if (!sending) { // a sender signals the drainer as it ends (see send)
         queued.signal();
       }
     } finally {

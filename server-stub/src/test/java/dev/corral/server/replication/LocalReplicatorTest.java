@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -35,6 +36,20 @@ class LocalReplicatorTest extends ReplicatorContractTest<LocalReplicator> {
   @Override
   long segmentStart(String fileName) {
     return fileName.matches("log_\\d+") ? Long.parseLong(fileName.substring("log_".length())) : -1;
+  }
+
+  @Test
+  void aTxnProposedToAnIdleLogIsWrittenAndAppliedOnTheProposingThread() throws Exception {
+    LocalReplicator replicator = start(config().build(), new RecordingState());
+    Txns txns = Txns.openSession(replicator);
+    AtomicReference<Thread> appliedOn = new AtomicReference<>();
+    Thread proposer = new Thread(() -> replicator.propose(txns.create("/here"))
+        .thenRun(() -> appliedOn.set(Thread.currentThread())), "test-proposer");
+
+    proposer.start();
+    proposer.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+
+    assertEquals(proposer, appliedOn.get(), "answered before propose() returned, on its thread");
   }
 
   @Test

@@ -8,6 +8,7 @@ import dev.corral.server.tree.Zxid;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A {@link ReplicatedState} over a real {@link DataTree} that records every
@@ -22,6 +23,8 @@ final class RecordingState implements ReplicatedState {
   private DataTree tree = new DataTree(); // guarded by this
   private int restores; // guarded by this
   private volatile CountDownLatch gate = new CountDownLatch(0);
+  /** Counted down when an apply first waits at a closed gate. */
+  private volatile CountDownLatch held = new CountDownLatch(1);
   private volatile boolean breakNextApply;
   private volatile Throwable failure;
 
@@ -96,7 +99,15 @@ final class RecordingState implements ReplicatedState {
 
   /** Blocks the apply thread until {@link #releaseApplies()}. */
   void holdApplies() {
+    held = new CountDownLatch(1);
     gate = new CountDownLatch(1);
+  }
+
+  /** Waits until an apply is blocked by {@link #holdApplies()}. */
+  void awaitHeldApply(long seconds) throws InterruptedException {
+    if (!held.await(seconds, TimeUnit.SECONDS)) {
+      throw new AssertionError("no apply was held within " + seconds + " s");
+    }
   }
 
   void releaseApplies() {
@@ -105,7 +116,11 @@ final class RecordingState implements ReplicatedState {
 
   private void awaitGate() {
     try {
-      gate.await();
+      CountDownLatch closed = gate;
+      if (closed.getCount() > 0) {
+        held.countDown();
+      }
+      closed.await();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while held", e);
