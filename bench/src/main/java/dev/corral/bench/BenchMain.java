@@ -12,7 +12,9 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -130,7 +132,7 @@ public final class BenchMain {
     machine.forEach(m -> log.println("bench: " + m));
     List<String> described = new ArrayList<>();
     List<String> ran = new ArrayList<>();
-    int failures = 0;
+    List<BenchSystem> systems = new ArrayList<>();
     for (String name : o.systems()) {
       BenchSystem system;
       switch (name) {
@@ -154,7 +156,15 @@ public final class BenchMain {
       if (o.only().contains("W6")) {
         described.add(name + " (W6): " + system.describeEnsemble());
       }
-      failures += runSystem(system, o, work.resolve(name), table, log);
+      systems.add(system);
+    }
+    int failures = 0;
+    for (BenchSystem system : systems) {
+      failures += mem(system, o, work.resolve(system.name()), table, log);
+    }
+    failures += mainWorkloads(systems, o, work, table, log);
+    for (BenchSystem system : systems) {
+      failures += ensemble(system, o, work.resolve(system.name()), table, log);
     }
     Outcome outcome = write(o, table, ran, started, machine, described, log);
     if (failures == 0 && !o.keepWork()) {
@@ -167,69 +177,145 @@ public final class BenchMain {
     return new Outcome(table, outcome.markdown(), failures);
   }
 
-  private static int runSystem(BenchSystem system, Options o, Path dir, Table table, PrintStream log) {
-    int failures = 0;
-    if (o.only().contains("MEM")) {
-      try (BenchSystem.ServerHandle server = system.start(dir.resolve("mem"))) {
-        log.printf("[%s] server pid %d at %s (fresh, for MEM)%n", system.name(), server.pid(), server.connectString());
-        new Workloads(system, server, o.params(), table, dir, log).mem();
-      } catch (Throwable e) {
-        failures++;
-        fail(system, "MEM", e, table, log);
-      }
+  private static int mem(BenchSystem system, Options o, Path dir, Table table, PrintStream log) {
+    if (!o.only().contains("MEM")) {
+      return 0;
     }
-    failures += mainWorkloads(system, o, dir, table, log);
-    if (o.only().contains("W6")) {
-      try {
-        new EnsembleWorkload(system, o.params(), table, dir.resolve("w6"), log).run();
-      } catch (Throwable e) {
-        failures++;
-        fail(system, "W6", e, table, log);
+    try (BenchSystem.ServerHandle server = system.start(dir.resolve("mem"))) {
+      log.printf("[%s] server pid %d at %s (fresh, for MEM)%n", system.name(), server.pid(), server.connectString());
+      new Workloads(system, server, o.params(), table, dir, log).mem();
+      return 0;
+    } catch (Throwable e) {
+      fail(system, "MEM", e, table, log);
+      return 1;
+    }
+  }
+
+  private static int ensemble(BenchSystem system, Options o, Path dir, Table table, PrintStream log) {
+    if (!o.only().contains("W6")) {
+      return 0;
+    }
+    try {
+      new EnsembleWorkload(system, o.params(), table, dir.resolve("w6"), log).run();
+      return 0;
+    } catch (Throwable e) {
+      fail(system, "W6", e, table, log);
+      return 1;
+    }
+  }
+
+  /** One step of a workload on one system. */
+  @FunctionalInterface
+  private interface Step {
+    void run(Workloads workloads) throws Exception;
+  }
+
+  /** One round of a workload on one system. */
+  @FunctionalInterface
+  private interface Round {
+    void run(Workloads workloads, int round) throws Exception;
+  }
+
+  /**
+   * W1, W2, W3 and W5 with a server of every system running side by side (the
+   * others idle), each workload in rounds in which the systems take turns;
+   * then W4, one system after another. Stops every server it started.
+   */
+  private static int mainWorkloads(List<BenchSystem> systems, Options o, Path work, Table table, PrintStream log) {
+    if (Stream.of("W1", "W2", "W3", "W5", "W4").noneMatch(o.only()::contains)) {
+      return 0;
+    }
+    int failures = 0;
+    List<Workloads> running = new ArrayList<>();
+    Set<Workloads> dead = new HashSet<>();
+    try {
+      for (BenchSystem system : systems) {
+        try {
+          BenchSystem.ServerHandle server = system.start(work.resolve(system.name()).resolve("main"));
+          log.printf("[%s] server pid %d at %s%n", system.name(), server.pid(), server.connectString());
+          running.add(new Workloads(system, server, o.params(), table, work.resolve(system.name()), log));
+        } catch (Throwable e) {
+          failures++;
+          fail(system, "server start", e, table, log);
+        }
       }
+      Interleaved interleaved = new Interleaved(running, dead, o.params().rounds(), table, log);
+      if (o.only().contains("W1")) {
+        failures += interleaved.run("W1", Workloads::w1WarmUp, Workloads::w1Round, Workloads::w1Report);
+      }
+      if (o.only().contains("W2")) {
+        failures += interleaved.run("W2", Workloads::w2WarmUp, Workloads::w2Round, Workloads::w2Report);
+      }
+      if (o.only().contains("W3")) {
+        failures += interleaved.run("W3", Workloads::w3WarmUp, Workloads::w3Round, Workloads::w3Report);
+      }
+      if (o.only().contains("W5")) {
+        failures += interleaved.run("W5", w -> { }, Workloads::w5Round, Workloads::w5Report);
+      }
+      if (o.only().contains("W4")) {
+        for (Workloads w : running) {
+          failures += interleaved.once("W4", w, Workloads::w4);
+        }
+      }
+    } finally {
+      running.forEach(w -> w.server().close());
     }
     return failures;
   }
 
-  private static int mainWorkloads(BenchSystem system, Options o, Path dir, Table table, PrintStream log) {
-    int failures = 0;
-    List<String> main = List.of("W1", "W2", "W3", "W5", "W4");
-    if (main.stream().noneMatch(o.only()::contains)) {
-      return failures;
-    }
-    BenchSystem.ServerHandle server;
-    try {
-      server = system.start(dir.resolve("main"));
-    } catch (Throwable e) {
-      fail(system, "server start", e, table, log);
-      return failures + 1;
-    }
-    try (server) {
-      log.printf("[%s] server pid %d at %s%n", system.name(), server.pid(), server.connectString());
-      Workloads w = new Workloads(system, server, o.params(), table, dir, log);
-      for (String name : main) {
-        if (!o.only().contains(name)) {
-          continue;
+  /**
+   * Runs workloads on several systems' servers: each system warms up in
+   * turn, then the systems take turns round by round, the order reversed
+   * every round, so that a machine whose speed drifts during the run weighs
+   * on every system alike. A system whose step fails takes no further part in
+   * that workload; one whose server died, in none.
+   */
+  private record Interleaved(List<Workloads> running, Set<Workloads> dead, int rounds, Table table,
+      PrintStream log) {
+    int run(String name, Step warmUp, Round round, Step report) {
+      Set<Workloads> out = new HashSet<>(dead);
+      int failures = 0;
+      for (Workloads w : running) {
+        failures += attempt(name, w, out, warmUp::run);
+      }
+      for (int r = 1; r <= rounds; r++) {
+        List<Workloads> order = new ArrayList<>(running);
+        if (r % 2 == 0) {
+          Collections.reverse(order);
         }
-        try {
-          switch (name) {
-            case "W1" -> w.w1();
-            case "W2" -> w.w2();
-            case "W3" -> w.w3();
-            case "W5" -> w.w5();
-            case "W4" -> w.w4();
-            default -> throw new IllegalStateException(name);
-          }
-        } catch (Throwable e) {
-          failures++;
-          fail(system, name, e, table, log);
-          if (!server.connectString().isEmpty() && Procs.rssBytes(server.pid()) < 0) {
-            log.printf("[%s] the server died; log tail:%n%s%n", system.name(), Ports.tail(server.log(), 20));
-            break;
-          }
+        for (Workloads w : order) {
+          int number = r;
+          failures += attempt(name, w, out, x -> round.run(x, number));
         }
       }
+      for (Workloads w : running) {
+        failures += attempt(name, w, out, report::run);
+      }
+      return failures;
     }
-    return failures;
+
+    int once(String name, Workloads w, Step step) {
+      return attempt(name, w, new HashSet<>(dead), step);
+    }
+
+    private int attempt(String name, Workloads w, Set<Workloads> out, Step step) {
+      if (out.contains(w)) {
+        return 0;
+      }
+      try {
+        step.run(w);
+        return 0;
+      } catch (Throwable e) {
+        out.add(w);
+        fail(w.system(), name, e, table, log);
+        BenchSystem.ServerHandle server = w.server();
+        if (!server.connectString().isEmpty() && Procs.rssBytes(server.pid()) < 0) {
+          log.printf("[%s] the server died; log tail:%n%s%n", w.system().name(), Ports.tail(server.log(), 20));
+          dead.add(w);
+        }
+        return 1;
+      }
+    }
   }
 
   private static void fail(BenchSystem system, String what, Throwable e, Table table, PrintStream log) {
@@ -259,8 +345,11 @@ public final class BenchMain {
     StringBuilder md = new StringBuilder();
     md.append("# Corral benchmarks, ").append(started).append(" (").append(o.params().name()).append(" run)\n\n");
     md.append("Command: `").append(o.command()).append("`  \n");
-    md.append("Workloads and targets: issue 6. Every system ran as its own server process on 127.0.0.1, one at a ")
-        .append("time, fsync before ack; every client in the harness JVM (W4's contenders in JVMs of their own). ")
+    md.append("Workloads and targets: issue 6. Every system ran as its own server process on 127.0.0.1, fsync ")
+        .append("before ack; every client in the harness JVM (W4's contenders in JVMs of their own). W1, W2, W3 and ")
+        .append("W5 ran against a server of each system at once, in ").append(o.params().rounds())
+        .append(" rounds in which the systems took turns (the order reversed every round; the others' servers ")
+        .append("idle meanwhile), each round a share of the sizes below; their figures are over all rounds. ")
         .append(o.only().contains("W6") ? "W6 ran a 3-server ensemble of each system, its members processes on "
             + "127.0.0.1 too. " : "")
         .append("Only ratios of the same run count: runs differ by up to 2x on this machine.\n\n");

@@ -3,13 +3,19 @@ package dev.corral.bench;
 /**
  * Sizes of one run. Every loop is bounded by a count and by a time cap.
  *
+ * @param rounds how many turns each system takes at W1, W2, W3 and W5: each measured size below is split
+ *     evenly over the rounds, and the systems take turns round by round (the order reversed every round), so
+ *     that a machine whose speed drifts during a run weighs on every system alike (on 2026-11-26, 30 rounds
+ *     of one client's setData alternating between two servers of the same build ran from 1,200 to 2,300 a
+ *     second over ten minutes, and their medians came within 1% of each other)
  * @param w1WarmMs W1 warm-up time: the warm-up rounds repeat until it has passed (the JIT of a
  *     fresh server on 2 cores is still compiling its hot paths after a single short round; a fresh client JVM
  *     and server together took 20-25 s of 8 writers to settle: Corral's setData/s per 5 s were 1,429, 1,959,
  *     3,970, 6,678, then 7,153-8,139. With 20 s, half of it spent in 1-client rounds, Corral's 8 writers
  *     measured 4,282-4,382/s on 2026-11-25; with 60 s, 6,018-6,344 the same day)
- * @param w1Ops1 W1 ops per phase with 1 client
- * @param w1Ops8 W1 ops per phase per client with 8 clients (24,000 ops: a phase of a few seconds, not one)
+ * @param w1Ops1 W1 ops per phase with 1 client, over all rounds
+ * @param w1Ops8 W1 ops per phase per client with 8 clients, over all rounds (full: 8,000 ops a round, a phase of
+ *     a second or two, so that the last of 8 clients to finish weighs little on its wall time)
  * @param phaseCapMs time cap of any measured loop
  * @param w2WarmMs W2 warm-up time: cycles repeat until it has passed (500 cycles, half a second, left the
  *     lock recipes of both systems cold: Corral's ran at 1,940 cycles/s over its first 3,000 and 2,200-2,500
@@ -32,23 +38,23 @@ package dev.corral.bench;
  * @param w6MeasureMs W6 measured time (throughput, and the leader changes of a run without faults)
  * @param w6Trials W6 kill -9 trials of the leader
  */
-public record Params(String name, long w1WarmMs, int w1Ops1, int w1Ops8, long phaseCapMs, long w2WarmMs, int w2Cycles, long w3WarmMs,
+public record Params(String name, int rounds, long w1WarmMs, int w1Ops1, int w1Ops8, long phaseCapMs, long w2WarmMs, int w2Cycles, long w3WarmMs,
     long w3MeasureMs, int w4Clean, int w4Kill, int w5Warm, int w5Changes, int memNodes, long w6WarmMs,
     long w6WarmCapMs, long w6MeasureMs, int w6Trials) {
 
   /** The full run. */
   public static Params full() {
-    return new Params("full", 60_000, 3000, 3000, 30_000, 10_000, 3000, 3000, 20_000, 5, 5, 300, 2000, 100_000,
+    return new Params("full", 5, 60_000, 5000, 5000, 30_000, 10_000, 3000, 3000, 20_000, 5, 5, 300, 2000, 100_000,
         90_000, 180_000, 30_000, 5);
   }
 
   /** A small version of everything, a couple of minutes for all systems. */
   public static Params quick() {
-    return new Params("quick", 2000, 300, 100, 8_000, 1000, 300, 1000, 4000, 1, 1, 50, 200, 20_000, 2000, 8000, 10_000, 2);
+    return new Params("quick", 2, 2000, 300, 100, 8_000, 1000, 300, 1000, 4000, 1, 1, 50, 200, 20_000, 2000, 8000, 10_000, 2);
   }
 
   /** Tiny, for the unit test (Corral only). */
   public static Params tiny() {
-    return new Params("tiny", 0, 30, 10, 5_000, 100, 30, 300, 1000, 1, 1, 10, 30, 1000, 1000, 1000, 2000, 1);
+    return new Params("tiny", 2, 0, 30, 10, 5_000, 100, 30, 300, 1000, 1, 1, 10, 30, 1000, 1000, 1000, 2000, 1);
   }
 }

@@ -17,7 +17,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -28,12 +30,25 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** The workloads of issue 6, for one system against one running server; results go into a {@link Table}. */
+/**
+ * The workloads of issue 6, for one system against one running server. W1,
+ * W2, W3 and W5 are measured in rounds ({@code w1Round} etc.), which the
+ * harness interleaves with other systems' rounds; each round's results add up
+ * in a {@link Tally}, and {@code w1Report} etc. put the totals into the
+ * {@link Table}. W4 and MEM write theirs at once.
+ */
 public final class Workloads {
   /** Session timeout of the clients of W1-W3, W5 and MEM. */
   static final Duration SESSION = Duration.ofSeconds(10);
   /** W4's session timeout (the issue's 2 s). */
   static final int W4_SESSION_MS = 2000;
+  static final int W3_SESSIONS = 16;
+  /** How long W3's sessions contend in a round before it is measured: all of them queued up. */
+  static final long W3_SETTLE_MS = 500;
+  static final String W1 = "W1";
+  static final String W2 = "W2 uncontended lock, 1 client";
+  static final String W3 = "W3 contended lock, 16 sessions";
+  static final String W5 = "W5 watch latency (setData -> callback)";
 
   private final BenchSystem system;
   private final ServerHandle server;
@@ -42,6 +57,11 @@ public final class Workloads {
   private final Path work;
   private final PrintStream log;
   private final String sys;
+  private final Map<String, Tally> tallies = new HashMap<>();
+  /** W3: acquisitions of each session, and overlapping holders plus lost updates, over every round. */
+  private final long[] w3Acquisitions = new long[W3_SESSIONS];
+  private long w3Violations;
+  private int w5Timeouts;
 
   public Workloads(BenchSystem system, ServerHandle server, Params params, Table table, Path work, PrintStream log) {
     this.system = system;
@@ -51,6 +71,23 @@ public final class Workloads {
     this.work = work;
     this.log = log;
     this.sys = system.name();
+  }
+
+  BenchSystem system() {
+    return system;
+  }
+
+  ServerHandle server() {
+    return server;
+  }
+
+  private Tally tally(String series) {
+    return tallies.computeIfAbsent(series, k -> new Tally());
+  }
+
+  /** Its share of {@code total} in one of {@code p.rounds()} rounds (at least 1). */
+  private int perRound(int total) {
+    return Math.max(1, total / p.rounds());
   }
 
   private void say(String format, Object... args) {
@@ -89,21 +126,54 @@ public final class Workloads {
 
   // ---------------------------------------------------------------- W1
 
-  private enum Phase { CREATE, GET, SET, DELETE }
+  private enum Phase {
+    CREATE("create"), GET("getData"), SET("setData"), DELETE("delete");
 
-  /** W1: create/getData/setData/delete of 1 KiB values with 1 and 8 clients (after a warm-up). */
-  public void w1() throws Exception {
+    final String op;
+
+    Phase(String op) {
+      this.op = op;
+    }
+  }
+
+  /** W1's warm-up: third-size runs of every phase with 1, then 8 clients, repeated for at least w1WarmMs. */
+  public void w1WarmUp() throws Exception {
     say("W1 warm-up, at least %d ms", p.w1WarmMs());
     long warmEnd = System.nanoTime() + p.w1WarmMs() * 1_000_000L;
     do { // each round deletes what it created
       w1Run(1, Math.max(50, p.w1Ops1() / 3), "/bench/w1warm-1", false);
       w1Run(8, Math.max(20, p.w1Ops8() / 3), "/bench/w1warm-8", false);
     } while (System.nanoTime() < warmEnd);
+  }
+
+  /** One round of W1: create/getData/setData/delete of 1 KiB values with 1 client, then 8. */
+  public void w1Round(int round) throws Exception {
     for (int clients : new int[] {1, 8}) {
-      int ops = clients == 1 ? p.w1Ops1() : p.w1Ops8();
-      say("W1 %d client(s), %d ops per phase per client", clients, ops);
+      int ops = perRound(clients == 1 ? p.w1Ops1() : p.w1Ops8());
+      say("W1 round %d/%d, %d client(s), %d ops per phase per client", round, p.rounds(), clients, ops);
       w1Run(clients, ops, "/bench/w1-" + clients, true);
     }
+  }
+
+  /** Puts W1's totals into the table. */
+  public void w1Report() {
+    for (int clients : new int[] {1, 8}) {
+      for (Phase phase : Phase.values()) {
+        String workload = "W1 " + phase.op + ", " + clients + (clients == 1 ? " client" : " clients");
+        report(workload, "w1-" + phase.op + "-" + clients + "c", "ops/s", workload);
+      }
+    }
+  }
+
+  /** The table's rate, p50 and p99 of a tally, and its latencies as a series. */
+  private void report(String workload, String series, String rate, String title) {
+    Tally t = tally(series);
+    table.put(workload, rate, Better.HIGHER, sys, t.perSecond());
+    table.put(workload, "p50 ms", Better.LOWER, sys, t.latencies().p50Ms());
+    table.put(workload, "p99 ms", Better.LOWER, sys, t.latencies().p99Ms());
+    table.addSeries(series, title, sys, t.latencies());
+    say("%s: %d in %d rounds, %.0f %s p50 %.3f ms p99 %.3f ms", workload, t.latencies().size(), p.rounds(),
+        t.perSecond(), rate, t.latencies().p50Ms(), t.latencies().p99Ms());
   }
 
   private void w1Run(int n, int opsPerClient, String base, boolean record) throws Exception {
@@ -170,20 +240,9 @@ public final class Workloads {
           all.addAll(s);
         }
         if (record) {
-          String op = switch (phase) {
-            case CREATE -> "create";
-            case GET -> "getData";
-            case SET -> "setData";
-            case DELETE -> "delete";
-          };
-          String workload = "W1 " + op + ", " + n + (n == 1 ? " client" : " clients");
-          double opsPerSec = all.size() / (wall / 1e9);
-          table.put(workload, "ops/s", Better.HIGHER, sys, opsPerSec);
-          table.put(workload, "p50 ms", Better.LOWER, sys, all.p50Ms());
-          table.put(workload, "p99 ms", Better.LOWER, sys, all.p99Ms());
-          table.addSeries("w1-" + op + "-" + n + "c", workload, sys, all);
-          say("  %-8s %6d ops %9.0f ops/s p50 %.3f ms p99 %.3f ms", op, all.size(), opsPerSec, all.p50Ms(),
-              all.p99Ms());
+          tally("w1-" + phase.op + "-" + n + "c").add(all, wall);
+          say("  %-8s %6d ops %9.0f ops/s p50 %.3f ms p99 %.3f ms", phase.op, all.size(), all.size() / (wall / 1e9),
+              all.p50Ms(), all.p99Ms());
         }
       }
     } finally {
@@ -193,9 +252,8 @@ public final class Workloads {
 
   // ---------------------------------------------------------------- W2
 
-  /** W2: uncontended acquire+release cycles by one client. */
-  public void w2() throws Exception {
-    say("W2 uncontended lock, %d ms warm-up + %d cycles", p.w2WarmMs(), p.w2Cycles());
+  /** W2's warm-up: uncontended acquire+release cycles for w2WarmMs. */
+  public void w2WarmUp() throws Exception {
     try (Client client = system.connect(server.connectString(), SESSION)) {
       client.ensurePath("/bench/w2");
       Mutex mutex = client.mutex("/bench/w2/lock");
@@ -206,33 +264,57 @@ public final class Workloads {
         mutex.release();
         warm++;
       }
-      say("  %d warm-up cycles", warm);
+      say("W2 uncontended lock, %d warm-up cycles in %d ms", warm, p.w2WarmMs());
+    }
+  }
+
+  /** One round of W2: uncontended acquire+release cycles by one client. */
+  public void w2Round(int round) throws Exception {
+    try (Client client = system.connect(server.connectString(), SESSION)) {
+      client.ensurePath("/bench/w2");
+      Mutex mutex = client.mutex("/bench/w2/lock");
       Samples samples = new Samples();
       long start = System.nanoTime();
       long deadline = start + p.phaseCapMs() * 1_000_000L;
-      for (int i = 0; i < p.w2Cycles() && System.nanoTime() < deadline; i++) {
+      for (int i = 0; i < perRound(p.w2Cycles()) && System.nanoTime() < deadline; i++) {
         long t0 = System.nanoTime();
         mutex.acquire();
         mutex.release();
         samples.add(System.nanoTime() - t0);
       }
-      double wall = (System.nanoTime() - start) / 1e9;
-      String w = "W2 uncontended lock, 1 client";
-      table.put(w, "cycles/s", Better.HIGHER, sys, samples.size() / wall);
-      table.put(w, "p50 ms", Better.LOWER, sys, samples.p50Ms());
-      table.put(w, "p99 ms", Better.LOWER, sys, samples.p99Ms());
-      table.addSeries("w2-lock-cycle", w + " (acquire+release)", sys, samples);
-      say("  %d cycles %.0f cycles/s p50 %.3f ms p99 %.3f ms", samples.size(), samples.size() / wall,
-          samples.p50Ms(), samples.p99Ms());
+      long wall = System.nanoTime() - start;
+      tally("w2-lock-cycle").add(samples, wall);
+      say("W2 round %d/%d: %d cycles %.0f cycles/s p50 %.3f ms p99 %.3f ms", round, p.rounds(), samples.size(),
+          samples.size() / (wall / 1e9), samples.p50Ms(), samples.p99Ms());
     }
+  }
+
+  /** Puts W2's totals into the table. */
+  public void w2Report() {
+    report(W2, "w2-lock-cycle", "cycles/s", W2 + " (acquire+release)");
   }
 
   // ---------------------------------------------------------------- W3
 
-  /** W3: 16 sessions contend for one lock guarding a shared counter. */
-  public void w3() throws Exception {
-    int n = 16;
-    say("W3 contended lock, %d sessions, %d ms warm-up + %d ms measured", n, p.w3WarmMs(), p.w3MeasureMs());
+  /** W3's warm-up: the contention of a round, for w3WarmMs, not measured. */
+  public void w3WarmUp() throws Exception {
+    say("W3 contended lock, %d sessions, %d ms warm-up", W3_SESSIONS, p.w3WarmMs());
+    w3Run(p.w3WarmMs(), 0, false);
+  }
+
+  /** One round of W3: its share of the measured time, after the sessions have queued up for a moment. */
+  public void w3Round(int round) throws Exception {
+    long measureMs = Math.max(200, p.w3MeasureMs() / p.rounds());
+    say("W3 round %d/%d: %d sessions, %d ms measured", round, p.rounds(), W3_SESSIONS, measureMs);
+    w3Run(W3_SETTLE_MS, measureMs, true);
+  }
+
+  /**
+   * 16 sessions contend for one lock guarding a shared counter: for
+   * {@code warmMs}, then for {@code measureMs} counted into the tally if {@code record}.
+   */
+  private void w3Run(long warmMs, long measureMs, boolean record) throws Exception {
+    int n = W3_SESSIONS;
     List<Client> clients = connect(n, SESSION);
     try {
       clients.get(0).ensurePath("/bench/w3");
@@ -285,10 +367,10 @@ public final class Workloads {
         threads.add(t);
       }
       threads.forEach(Thread::start);
-      Thread.sleep(p.w3WarmMs());
+      Thread.sleep(warmMs);
       window[0] = System.nanoTime();
       phase.set(1);
-      Thread.sleep(p.w3MeasureMs());
+      Thread.sleep(measureMs);
       phase.set(2);
       window[1] = System.nanoTime();
       for (Thread t : threads) {
@@ -301,33 +383,47 @@ public final class Workloads {
         throw new IllegalStateException("W3 failed: " + error.get(), error.get());
       }
       long lost = total.get() - counter.get();
-      long sum = Arrays.stream(measured).sum();
-      long max = Arrays.stream(measured).max().orElse(0);
-      long min = Arrays.stream(measured).min().orElse(0);
-      double wall = (window[1] - window[0]) / 1e9;
-      Samples all = new Samples();
-      for (Samples s : waits) {
-        all.addAll(s);
+      w3Violations += violations.get() + Math.abs(lost); // the warm-up's count too
+      if (!record) {
+        return;
       }
-      String w = "W3 contended lock, 16 sessions";
-      table.put(w, "acquisitions/s", Better.HIGHER, sys, sum / wall);
-      table.put(w, "violations", Better.LOWER, sys, violations.get() + Math.abs(lost));
-      table.put(w, "fairness max/min", Better.LOWER, sys, min == 0 ? Double.POSITIVE_INFINITY : (double) max / min);
-      table.put(w, "wait p50 ms", Better.LOWER, sys, all.p50Ms());
-      table.put(w, "wait p99 ms", Better.LOWER, sys, all.p99Ms());
-      table.addSeries("w3-lock-wait", w + " (wait to acquire)", sys, all);
-      say("  %d acquisitions %.0f/s violations %d (lost updates %d) fairness %d/%d wait p50 %.3f p99 %.3f ms", sum,
-          sum / wall, violations.get(), lost, max, min, all.p50Ms(), all.p99Ms());
+      Samples all = new Samples();
+      for (int c = 0; c < n; c++) {
+        all.addAll(waits[c]);
+        w3Acquisitions[c] += measured[c];
+      }
+      long wall = window[1] - window[0];
+      tally("w3-lock-wait").add(all, wall);
+      say("  %d acquisitions %.0f/s violations %d (lost updates %d) wait p50 %.3f p99 %.3f ms", all.size(),
+          all.size() / (wall / 1e9), violations.get(), lost, all.p50Ms(), all.p99Ms());
     } finally {
       closeAll(clients);
     }
   }
 
+  /** Puts W3's totals into the table: fairness is max/min acquisitions per session over every round. */
+  public void w3Report() {
+    Tally t = tally("w3-lock-wait");
+    long max = Arrays.stream(w3Acquisitions).max().orElse(0);
+    long min = Arrays.stream(w3Acquisitions).min().orElse(0);
+    table.put(W3, "acquisitions/s", Better.HIGHER, sys, t.perSecond());
+    table.put(W3, "violations", Better.LOWER, sys, w3Violations);
+    table.put(W3, "fairness max/min", Better.LOWER, sys, min == 0 ? Double.POSITIVE_INFINITY : (double) max / min);
+    table.put(W3, "wait p50 ms", Better.LOWER, sys, t.latencies().p50Ms());
+    table.put(W3, "wait p99 ms", Better.LOWER, sys, t.latencies().p99Ms());
+    table.addSeries("w3-lock-wait", W3 + " (wait to acquire)", sys, t.latencies());
+    say("%s: %d acquisitions in %d rounds, %.0f/s violations %d fairness %d/%d wait p50 %.3f p99 %.3f ms", W3,
+        t.latencies().size(), p.rounds(), t.perSecond(), w3Violations, max, min, t.latencies().p50Ms(),
+        t.latencies().p99Ms());
+  }
+
   // ---------------------------------------------------------------- W5
 
-  /** W5: setData by one session -> watcher callback in another. */
-  public void w5() throws Exception {
-    say("W5 watch latency, %d warm-up + %d changes", p.w5Warm(), p.w5Changes());
+  /** One round of W5: setData by one session -> watcher callback in another. */
+  public void w5Round(int round) throws Exception {
+    int warm = perRound(p.w5Warm());
+    int changes = perRound(p.w5Changes());
+    say("W5 round %d/%d: %d warm-up + %d changes", round, p.rounds(), warm, changes);
     List<Client> clients = connect(2, SESSION);
     DataWatch watch = null;
     try {
@@ -335,7 +431,7 @@ public final class Workloads {
       Client watcher = clients.get(1);
       String path = "/bench/w5/node";
       writer.ensurePath("/bench/w5");
-      writer.create(path, bytes(100, 5));
+      writer.ensurePath(path);
       AtomicLong fired = new AtomicLong();
       Semaphore signal = new Semaphore(0);
       watch = watcher.watchData(path, now -> {
@@ -346,7 +442,7 @@ public final class Workloads {
       int timeouts = 0;
       long deadline = System.nanoTime() + 2 * p.phaseCapMs() * 1_000_000L;
       byte[] data = bytes(100, 6);
-      for (int i = 0; i < p.w5Warm() + p.w5Changes() && System.nanoTime() < deadline; i++) {
+      for (int i = 0; i < warm + changes && System.nanoTime() < deadline; i++) {
         signal.drainPermits();
         watch.arm();
         data[0] = (byte) i;
@@ -359,17 +455,12 @@ public final class Workloads {
           }
           continue;
         }
-        if (i >= p.w5Warm()) {
+        if (i >= warm) {
           samples.add(fired.get() - t0);
         }
       }
-      String w = "W5 watch latency (setData -> callback)";
-      table.put(w, "p50 ms", Better.LOWER, sys, samples.p50Ms());
-      table.put(w, "p99 ms", Better.LOWER, sys, samples.p99Ms());
-      table.addSeries("w5-watch", w, sys, samples);
-      if (timeouts > 0) {
-        table.note(sys + ": W5 had " + timeouts + " change(s) with no callback within 5 s");
-      }
+      tally("w5-watch").add(samples, 0);
+      w5Timeouts += timeouts;
       say("  %d changes p50 %.3f ms p99 %.3f ms", samples.size(), samples.p50Ms(), samples.p99Ms());
     } finally {
       if (watch != null) {
@@ -377,6 +468,19 @@ public final class Workloads {
       }
       closeAll(clients);
     }
+  }
+
+  /** Puts W5's totals into the table. */
+  public void w5Report() {
+    Samples samples = tally("w5-watch").latencies();
+    table.put(W5, "p50 ms", Better.LOWER, sys, samples.p50Ms());
+    table.put(W5, "p99 ms", Better.LOWER, sys, samples.p99Ms());
+    table.addSeries("w5-watch", W5, sys, samples);
+    if (w5Timeouts > 0) {
+      table.note(sys + ": W5 had " + w5Timeouts + " change(s) with no callback within 5 s");
+    }
+    say("%s: %d changes in %d rounds, p50 %.3f ms p99 %.3f ms", W5, samples.size(), p.rounds(), samples.p50Ms(),
+        samples.p99Ms());
   }
 
   // ---------------------------------------------------------------- W4
