@@ -89,7 +89,11 @@ public interface CoordinationClient extends AutoCloseable {
   /** Makes this client's next reads see everything committed before this call. */
   void sync(String path) throws CoordinationException, InterruptedException;
 
-  /** Adds a persistent (or persistent-recursive) watch; the node need not exist. */
+  /**
+   * Adds a persistent (or persistent-recursive) watch, for which the node need
+   * not exist, or a one-shot {@link AddWatchMode#FIRST} watch on an existing
+   * sequential node.
+   */
   void addWatch(String path, AddWatchMode mode, Watcher watcher) throws CoordinationException, InterruptedException;
 
   /**

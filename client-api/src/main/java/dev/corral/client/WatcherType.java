@@ -8,6 +8,8 @@ public enum WatcherType {
   DATA,
   /** Persistent and persistent-recursive watches. */
   PERSISTENT,
+  /** One-shot FIRST watches ({@link AddWatchMode#FIRST}). */
+  FIRST,
   /** Every kind. */
   ANY
 }

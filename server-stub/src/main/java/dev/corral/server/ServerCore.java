@@ -1,6 +1,8 @@
 package dev.corral.server;
 
 import com.google.protobuf.ByteString;
+import dev.corral.client.Paths;
+import dev.corral.client.SequentialNames;
 import dev.corral.proto.internal.CloseSession;
 import dev.corral.proto.internal.ExpireNode;
 import dev.corral.proto.internal.LogEntry;
@@ -121,13 +123,59 @@ public final class ServerCore implements ReplicatedState {
     }
     for (WatchEvent event : result.events()) {
       recentChanges.add(event);
-      for (long sessionId : watches.trigger(event)) {
-        SessionSink sink = attached.get(sessionId);
-        if (sink != null) {
-          sink.event(event);
+      deliver(event);
+    }
+    if (watches.any(WatchKind.FIRST)) {
+      fireTurns(result.events());
+    }
+  }
+
+  private void deliver(WatchEvent event) {
+    for (long sessionId : watches.trigger(event)) {
+      SessionSink sink = attached.get(sessionId);
+      if (sink != null) {
+        sink.event(event);
+      }
+    }
+  }
+
+  /**
+   * FIRST watches: a sequential node deleted under a parent whose children
+   * sessions here wait on may leave a watched node first in sequence; it
+   * hears NODE_FIRST, at the deletion's zxid. Not kept in the recent changes:
+   * a re-attached session's FIRST watches are checked against the tree.
+   */
+  private void fireTurns(List<WatchEvent> events) {
+    Map<String, Long> parents = new java.util.LinkedHashMap<>();
+    for (WatchEvent event : events) {
+      String path = event.getPath();
+      if (event.getType() == EventType.NODE_DELETED && SequentialNames.sequenceOf(path) >= 0) {
+        String parent = Paths.parent(path);
+        if (watches.watchesChildrenOf(WatchKind.FIRST, parent)) {
+          parents.put(parent, event.getZxid());
         }
       }
     }
+    parents.forEach((parent, zxid) -> tree.firstInSequence(parent)
+        .ifPresent(first -> deliver(event(EventType.NODE_FIRST, first, zxid))));
+  }
+
+  /**
+   * Leaves a FIRST watch on {@code path} for the session, unless the node's
+   * turn has come already (NODE_FIRST) or it is gone (NODE_DELETED): then that
+   * event is returned, to be sent at once, and no watch is left. The caller
+   * holds the read lock.
+   */
+  public Optional<WatchEvent> watchTurn(long sessionId, String path) {
+    long zxid = tree.lastZxid();
+    if (tree.stat(path).isEmpty()) {
+      return Optional.of(event(EventType.NODE_DELETED, path, zxid));
+    }
+    if (tree.firstInSequence(Paths.parent(path)).filter(path::equals).isPresent()) {
+      return Optional.of(event(EventType.NODE_FIRST, path, zxid));
+    }
+    watches.add(sessionId, WatchKind.FIRST, path);
+    return Optional.empty();
   }
 
   /**
@@ -286,6 +334,7 @@ public final class ServerCore implements ReplicatedState {
         missed.add(event);
       }
     }
+    request.getFirstWatchesList().forEach(path -> watchTurn(sessionId, path).ifPresent(missed::add));
     return missed;
   }
 
@@ -335,6 +384,7 @@ public final class ServerCore implements ReplicatedState {
       watches.add(sessionId, WatchKind.PERSISTENT_RECURSIVE, path);
       changedUnder(path, since, missed);
     }
+    request.getFirstWatchesList().forEach(path -> watchTurn(sessionId, path).ifPresent(missed::add));
     return missed;
   }
 

@@ -245,8 +245,11 @@ final class AsyncOps implements AsyncCoordinationClient {
     String serverPath = namespace.toServer(path);
     Request request = Request.newBuilder().setAddWatch(AddWatchRequest.newBuilder()
         .setPath(serverPath).setMode(Protos.addWatchMode(mode))).build();
-    WatchRegistry.Kind kind = mode == AddWatchMode.PERSISTENT
-        ? WatchRegistry.Kind.PERSISTENT : WatchRegistry.Kind.PERSISTENT_RECURSIVE;
+    WatchRegistry.Kind kind = switch (mode) {
+      case PERSISTENT -> WatchRegistry.Kind.PERSISTENT;
+      case PERSISTENT_RECURSIVE -> WatchRegistry.Kind.PERSISTENT_RECURSIVE;
+      case FIRST -> WatchRegistry.Kind.FIRST;
+    };
     return read(request, watchOnSuccess(kind, serverPath, watcher)).thenApply(r -> null);
   }
 

@@ -72,6 +72,7 @@ final class Protos {
       case NODE_DELETED -> EventType.NODE_DELETED;
       case NODE_DATA_CHANGED -> EventType.NODE_DATA_CHANGED;
       case NODE_CHILDREN_CHANGED -> EventType.NODE_CHILDREN_CHANGED;
+      case NODE_FIRST -> EventType.NODE_FIRST;
       default -> throw new IllegalArgumentException("unknown event type " + type);
     };
   }
@@ -80,6 +81,7 @@ final class Protos {
     return switch (mode) {
       case PERSISTENT -> dev.corral.proto.v1.AddWatchMode.PERSISTENT_WATCH_MODE;
       case PERSISTENT_RECURSIVE -> dev.corral.proto.v1.AddWatchMode.PERSISTENT_RECURSIVE_WATCH_MODE;
+      case FIRST -> dev.corral.proto.v1.AddWatchMode.FIRST_WATCH_MODE;
     };
   }
 

@@ -28,10 +28,12 @@ final class WatchRegistry {
     /** One-shot, from getChildren. */
     CHILD,
     PERSISTENT,
-    PERSISTENT_RECURSIVE;
+    PERSISTENT_RECURSIVE,
+    /** One-shot, from addWatch in FIRST mode. */
+    FIRST;
 
     boolean oneShot() {
-      return this == DATA || this == EXIST || this == CHILD;
+      return this == DATA || this == EXIST || this == CHILD || this == FIRST;
     }
   }
 
@@ -61,8 +63,10 @@ final class WatchRegistry {
         take(Kind.DATA, path, hit);
         take(Kind.EXIST, path, hit);
         take(Kind.CHILD, path, hit);
+        take(Kind.FIRST, path, hit);
         persistent(path, hit, true);
       }
+      case NODE_FIRST -> take(Kind.FIRST, path, hit);
       case NODE_CHILDREN_CHANGED -> {
         take(Kind.CHILD, path, hit);
         persistent(path, hit, false);
@@ -108,7 +112,8 @@ final class WatchRegistry {
     boolean persistent = matches(type, Kind.PERSISTENT) && removeOne(Kind.PERSISTENT, path, watcher);
     boolean recursive = matches(type, Kind.PERSISTENT_RECURSIVE)
         && removeOne(Kind.PERSISTENT_RECURSIVE, path, watcher);
-    if (!(child || data || exist || persistent || recursive)) {
+    boolean first = matches(type, Kind.FIRST) && removeOne(Kind.FIRST, path, watcher);
+    if (!(child || data || exist || persistent || recursive || first)) {
       return null;
     }
     List<dev.corral.proto.v1.WatcherType> serverTypes = new ArrayList<>();
@@ -124,6 +129,9 @@ final class WatchRegistry {
     if (recursive && none(Kind.PERSISTENT_RECURSIVE, path)) {
       serverTypes.add(dev.corral.proto.v1.WatcherType.PERSISTENT_RECURSIVE_WATCH);
     }
+    if (first && none(Kind.FIRST, path)) {
+      serverTypes.add(dev.corral.proto.v1.WatcherType.FIRST_WATCH);
+    }
     return serverTypes;
   }
 
@@ -132,6 +140,7 @@ final class WatchRegistry {
       case CHILDREN -> kind == Kind.CHILD;
       case DATA -> kind == Kind.DATA || kind == Kind.EXIST;
       case PERSISTENT -> kind == Kind.PERSISTENT || kind == Kind.PERSISTENT_RECURSIVE;
+      case FIRST -> kind == Kind.FIRST;
       case ANY -> true;
     };
   }
@@ -157,12 +166,14 @@ final class WatchRegistry {
     if (!persistentOnly) {
       request.addAllDataWatches(watches.get(Kind.DATA).keySet())
           .addAllExistWatches(watches.get(Kind.EXIST).keySet())
-          .addAllChildWatches(watches.get(Kind.CHILD).keySet());
+          .addAllChildWatches(watches.get(Kind.CHILD).keySet())
+          .addAllFirstWatches(watches.get(Kind.FIRST).keySet());
     }
     request.addAllPersistentWatches(watches.get(Kind.PERSISTENT).keySet())
         .addAllPersistentRecursiveWatches(watches.get(Kind.PERSISTENT_RECURSIVE).keySet());
     boolean empty = request.getDataWatchesCount() + request.getExistWatchesCount() + request.getChildWatchesCount()
-        + request.getPersistentWatchesCount() + request.getPersistentRecursiveWatchesCount() == 0;
+        + request.getPersistentWatchesCount() + request.getPersistentRecursiveWatchesCount()
+        + request.getFirstWatchesCount() == 0;
     return empty ? null : request.build();
   }
 
@@ -171,5 +182,6 @@ final class WatchRegistry {
     watches.get(Kind.DATA).clear();
     watches.get(Kind.EXIST).clear();
     watches.get(Kind.CHILD).clear();
+    watches.get(Kind.FIRST).clear();
   }
 }

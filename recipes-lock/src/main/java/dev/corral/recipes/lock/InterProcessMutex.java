@@ -20,8 +20,11 @@ import java.util.function.Supplier;
  * A fair, reentrant mutex across processes, as Curator's
  * {@code InterProcessMutex}: each acquire creates an ephemeral sequential node
  * under the lock path; the lowest sequence holds the lock; every other waiter
- * watches only its immediate predecessor, so a release wakes exactly one
- * waiter. Grants follow sequence order (first come, first served).
+ * leaves a FIRST watch on its own node ({@link dev.corral.client.NodeTurn}),
+ * which only the deletion of its immediate predecessor can fire, so a release
+ * wakes exactly one waiter, and that waiter is granted by the event alone,
+ * with no listing after it (Curator's waiter lists the children again).
+ * Grants follow sequence order (first come, first served).
  *
  * <p>Uncontended, an acquire is one round trip: the node is created (with the
  * lock path as a container, gone with its last node) and its siblings listed

@@ -6,6 +6,7 @@ import dev.corral.client.CoordinationClient;
 import dev.corral.client.CoordinationException;
 import dev.corral.client.NoNodeException;
 import dev.corral.client.NodeDeletion;
+import dev.corral.client.NodeTurn;
 import dev.corral.client.Paths;
 import dev.corral.client.Protection;
 import dev.corral.client.SequentialNames;
@@ -22,8 +23,8 @@ import java.util.function.Supplier;
 /**
  * The acquire loop shared by every lock type: create a protected lock node and
  * list its siblings in one round trip, ask the {@link OrderingRule}, wait for
- * the one node the rule names (no herd), and repeat until granted or the
- * deadline passes. Whatever ends an attempt other than a grant removes the
+ * the turn of our node or for the one node the rule names (no herd), and
+ * repeat until granted or the deadline passes. Whatever ends an attempt other than a grant removes the
  * attempt's node.
  */
 final class LockDriver {
@@ -130,7 +131,18 @@ final class LockDriver {
           return Optional.empty();
         }
         long slice = deadline.sliceNanos(WAIT_SLICE_NANOS);
-        if (verdict.watch().isPresent()) {
+        if (verdict.untilFirst()) {
+          switch (NodeTurn.await(client, entry.path(), slice, TimeUnit.NANOSECONDS)) {
+            case FIRST -> {
+              // told on the node's session that no earlier node is left; granted as after a listing
+              LockNodes.checkSession(client, entry.session(), entry.path());
+              return Optional.of(new Granted(entry.path(), entry.czxid(), entry.session()));
+            }
+            case GONE -> throw new NoNodeException("lock node " + entry.path() + " was deleted while waiting",
+                entry.path());
+            case WAITING -> siblings = null;
+          }
+        } else if (verdict.watch().isPresent()) {
           NodeDeletion.await(client, Paths.join(dir, verdict.watch().get()), slice, TimeUnit.NANOSECONDS);
           siblings = null;
         } else {

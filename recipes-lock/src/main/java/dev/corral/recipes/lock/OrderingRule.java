@@ -20,32 +20,36 @@ interface OrderingRule {
   Verdict decide(List<String> sorted, String ours);
 
   /**
-   * The outcome: granted, or the one node whose deletion may change the
-   * answer, or (watch empty, not granted) any change of the lock path's children.
+   * The outcome: granted; or granted once ours is the first node by sequence
+   * ({@code untilFirst}: wait for its turn); or the one node whose deletion
+   * may change the answer; or (none of these) any change of the lock path's
+   * children.
    */
-  record Verdict(boolean granted, Optional<String> watch) {
+  record Verdict(boolean granted, boolean untilFirst, Optional<String> watch) {
     static Verdict grant() {
-      return new Verdict(true, Optional.empty());
+      return new Verdict(true, false, Optional.empty());
+    }
+
+    static Verdict waitForTurn() {
+      return new Verdict(false, true, Optional.empty());
     }
 
     static Verdict waitFor(String name) {
-      return new Verdict(false, Optional.of(name));
+      return new Verdict(false, false, Optional.of(name));
     }
 
     static Verdict waitForAnyChange() {
-      return new Verdict(false, Optional.empty());
+      return new Verdict(false, false, Optional.empty());
     }
   }
 
   /**
-   * Granted to the first node by sequence; everyone else watches its
-   * immediate predecessor (a fair mutex, and the write lock).
+   * Granted to the first node by sequence (a fair mutex); everyone else waits
+   * for its own node's turn, which only the deletion of its immediate
+   * predecessor brings (no herd), and is told so by that event alone.
    */
   static OrderingRule first() {
-    return (sorted, ours) -> {
-      int index = indexOf(sorted, ours);
-      return index == 0 ? Verdict.grant() : Verdict.waitFor(sorted.get(index - 1));
-    };
+    return (sorted, ours) -> indexOf(sorted, ours) == 0 ? Verdict.grant() : Verdict.waitForTurn();
   }
 
   /**

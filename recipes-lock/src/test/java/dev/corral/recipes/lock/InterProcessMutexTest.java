@@ -37,24 +37,48 @@ class InterProcessMutexTest extends ServerTest {
   }
 
   @Test
-  void aWaiterWokenByItsPredecessorsDeletionIsGrantedAfterOneListing() throws Exception {
+  void aWaiterIsGrantedByTheEventOfItsTurnWithNoCallAfterTheWakeUp() throws Exception {
     InterProcessMutex holder = new InterProcessMutex(clients.newClient(), path);
     holder.acquire();
     CountingClient counting = clients.newCountingClient();
     InterProcessMutex waiter = new InterProcessMutex(counting.client(), path);
-    Future<List<Integer>> waiting = clients.threads().submit(() -> {
+    Future<Integer> waiting = clients.threads().submit(() -> {
       assertTrue(waiter.acquire(seconds(PATIENCE), TimeUnit.SECONDS));
-      List<Integer> seen = List.of(counting.calls("getChildren"), counting.serverCalls());
+      int seen = counting.serverCalls();
       waiter.release();
       return seen;
     });
-    // the waiter's create+list, then its watch on the holder's node
-    await().atMost(PATIENCE).pollInterval(Duration.ofMillis(5)).until(() -> counting.calls("exists") == 1);
+    // the waiter's create+list, then the FIRST watch on its own node
+    await().atMost(PATIENCE).pollInterval(Duration.ofMillis(5)).until(() -> counting.calls("addWatch") == 1);
     counting.resetCalls();
     holder.release();
-    List<Integer> seen = waiting.get(seconds(PATIENCE), TimeUnit.SECONDS);
-    assertEquals(1, seen.get(0), "the listing that decides the grant");
-    assertEquals(1, seen.get(1), "server calls from the wake-up to the grant");
+    assertEquals(0, waiting.get(seconds(PATIENCE), TimeUnit.SECONDS), "server calls from the wake-up to the grant");
+  }
+
+  @Test
+  void aWaiterWhosePredecessorGivesUpWaitsOnForTheHolder() throws Exception {
+    InterProcessMutex holder = new InterProcessMutex(clients.newClient(), path);
+    holder.acquire();
+    InterProcessMutex quitter = new InterProcessMutex(clients.newClient(), path);
+    Future<Boolean> quitting = clients.threads().submit(() -> quitter.acquire(seconds(PATIENCE), TimeUnit.SECONDS));
+    await().atMost(PATIENCE).until(() -> holder.getParticipantNodes().size() == 2);
+    CountingClient counting = clients.newCountingClient();
+    InterProcessMutex waiter = new InterProcessMutex(counting.client(), path);
+    Future<?> waiting = clients.threads().submit(() -> {
+      assertTrue(waiter.acquire(seconds(PATIENCE), TimeUnit.SECONDS));
+      waiter.release();
+      return null;
+    });
+    await().atMost(PATIENCE).until(() -> counting.calls("addWatch") == 1);
+
+    quitting.cancel(true); // the waiter's predecessor gives up: its node goes, the holder's stays
+    await().atMost(PATIENCE).until(() -> holder.getParticipantNodes().size() == 2);
+    counting.client().getChildren(path); // answered after any event the deletion sent the waiter
+    assertEquals(0, counting.watchEvents(), "the waiter was told of a turn while the holder held the lock");
+    holder.release();
+
+    waiting.get(seconds(PATIENCE), TimeUnit.SECONDS);
+    assertEquals(1, counting.watchEvents(), "its turn, once the holder released");
   }
 
   @Test

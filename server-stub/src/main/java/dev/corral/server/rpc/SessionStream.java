@@ -5,7 +5,6 @@ import dev.corral.proto.internal.AttachSession;
 import dev.corral.proto.internal.CloseSession;
 import dev.corral.proto.internal.OpenSession;
 import dev.corral.proto.internal.Txn;
-import dev.corral.proto.v1.AddWatchMode;
 import dev.corral.proto.v1.AddWatchResult;
 import dev.corral.proto.v1.ClientMessage;
 import dev.corral.proto.v1.CloseSessionResult;
@@ -13,6 +12,7 @@ import dev.corral.proto.v1.Connect;
 import dev.corral.proto.v1.Connected;
 import dev.corral.proto.v1.Error;
 import dev.corral.proto.v1.ErrorCode;
+import dev.corral.proto.v1.EventType;
 import dev.corral.proto.v1.PingResult;
 import dev.corral.proto.v1.RemoveWatchesResult;
 import dev.corral.proto.v1.Request;
@@ -32,6 +32,8 @@ import dev.corral.server.watch.WatchKind;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
@@ -281,7 +283,7 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
       case PING -> enqueue(Slot.local(xid, () -> ok(xid).setPing(PingResult.getDefaultInstance()).build()));
       case SYNC -> enqueue(new Slot(xid, core.replicator().sync(),
           () -> ok(xid).setSync(SyncResult.newBuilder().setPath(request.getSync().getPath())).build(), () -> { }));
-      case ADD_WATCH -> enqueue(Slot.local(xid, () -> addWatch(request)));
+      case ADD_WATCH -> enqueueAddWatch(request);
       case REMOVE_WATCHES -> enqueue(Slot.local(xid, () -> removeWatches(request)));
       case SET_WATCHES -> enqueue(Slot.local(xid, () -> setWatches(request)));
       case CLOSE_SESSION -> enqueueClose(xid);
@@ -351,11 +353,34 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
     }
   }
 
-  private Response addWatch(Request request) {
+  /**
+   * A FIRST watch whose node's turn has come already is answered, then its
+   * NODE_FIRST event is sent at once: after the answer, which the client
+   * needs to have registered its watcher.
+   */
+  private void enqueueAddWatch(Request request) {
+    List<WatchEvent> atOnce = new ArrayList<>(1);
+    enqueue(new Slot(request.getXid(), CompletableFuture.completedFuture(null), () -> addWatch(request, atOnce),
+        () -> atOnce.forEach(this::event)));
+  }
+
+  private Response addWatch(Request request, List<WatchEvent> atOnce) {
     var add = request.getAddWatch();
-    WatchKind kind = add.getMode() == AddWatchMode.PERSISTENT_RECURSIVE_WATCH_MODE
-        ? WatchKind.PERSISTENT_RECURSIVE : WatchKind.PERSISTENT;
-    core.watches().add(sessionId, kind, add.getPath());
+    switch (add.getMode()) {
+      case FIRST_WATCH_MODE -> {
+        Optional<WatchEvent> now = core.watchTurn(sessionId, add.getPath());
+        if (now.isPresent() && now.get().getType() == EventType.NODE_DELETED) {
+          return Replies.failed(request.getXid(), core.appliedZxid(), Error.newBuilder()
+              .setCode(ErrorCode.NO_NODE)
+              .setMessage("no node " + add.getPath() + " to leave a FIRST watch on")
+              .setPath(add.getPath())
+              .build());
+        }
+        now.ifPresent(atOnce::add);
+      }
+      case PERSISTENT_RECURSIVE_WATCH_MODE -> core.watches().add(sessionId, WatchKind.PERSISTENT_RECURSIVE, add.getPath());
+      default -> core.watches().add(sessionId, WatchKind.PERSISTENT, add.getPath());
+    }
     return ok(request.getXid()).setAddWatch(AddWatchResult.getDefaultInstance()).build();
   }
 

@@ -1,5 +1,6 @@
 package dev.corral.server.tree;
 
+import dev.corral.client.SequentialNames;
 import dev.corral.proto.v1.ErrorCode;
 import dev.corral.proto.internal.ExpireNode;
 import dev.corral.proto.internal.Txn;
@@ -90,6 +91,22 @@ public final class DataTree {
   /** The node's Stat, or empty if there is no node at {@code path}. */
   public Optional<Stat> stat(String path) {
     return Optional.ofNullable(state.node(path)).map(Node::stat);
+  }
+
+  /**
+   * The child of {@code parent} whose name ends in the lowest 10-digit
+   * sequence counter (children without one are not counted), as a path; empty
+   * when there is none. Scans the children: for lock and queue paths.
+   */
+  public Optional<String> firstInSequence(String parent) {
+    String first = null;
+    for (String child : state.childPaths(parent)) {
+      if (SequentialNames.sequenceOf(child) >= 0
+          && (first == null || SequentialNames.BY_SEQUENCE.compare(Paths.name(child), Paths.name(first)) < 0)) {
+        first = child;
+      }
+    }
+    return Optional.ofNullable(first);
   }
 
   /** The zxid of the last applied txn (0 for a new tree). */

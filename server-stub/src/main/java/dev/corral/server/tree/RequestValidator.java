@@ -4,6 +4,7 @@ import static dev.corral.proto.v1.ErrorCode.DATA_TOO_LARGE;
 import static dev.corral.proto.v1.ErrorCode.INVALID_ARGUMENT;
 
 import com.google.protobuf.ByteString;
+import dev.corral.client.SequentialNames;
 import dev.corral.proto.v1.AddWatchMode;
 import dev.corral.proto.v1.CreateMode;
 import dev.corral.proto.v1.CreateRequest;
@@ -154,7 +155,13 @@ public final class RequestValidator {
   }
 
   private static Optional<Error> checkWatchMode(AddWatchMode mode, String path) {
-    return mode == AddWatchMode.UNRECOGNIZED ? invalid("unknown add_watch mode", path) : Optional.empty();
+    if (mode == AddWatchMode.UNRECOGNIZED) {
+      return invalid("unknown add_watch mode", path);
+    }
+    if (mode == AddWatchMode.FIRST_WATCH_MODE && SequentialNames.sequenceOf(Paths.name(path)) < 0) {
+      return invalid("a FIRST watch needs a node whose name ends in a 10-digit sequence counter", path);
+    }
+    return Optional.empty();
   }
 
   private static Optional<Error> checkWatcherType(WatcherType type, String path) {
@@ -167,11 +174,15 @@ public final class RequestValidator {
   private static Optional<Error> checkSetWatches(SetWatchesRequest watches) {
     return Stream.of(watches.getDataWatchesList(), watches.getExistWatchesList(),
             watches.getChildWatchesList(), watches.getPersistentWatchesList(),
-            watches.getPersistentRecursiveWatchesList())
+            watches.getPersistentRecursiveWatchesList(), watches.getFirstWatchesList())
         .flatMap(List::stream)
         .map(RequestValidator::path)
         .flatMap(Optional::stream)
-        .findFirst();
+        .findFirst()
+        .or(() -> watches.getFirstWatchesList().stream()
+            .map(path -> checkWatchMode(AddWatchMode.FIRST_WATCH_MODE, path))
+            .flatMap(Optional::stream)
+            .findFirst());
   }
 
   private static Optional<Error> path(String path) {

@@ -14,7 +14,9 @@ public enum WatchKind {
   PERSISTENT(false, EventType.NODE_CREATED, EventType.NODE_DELETED, EventType.NODE_DATA_CHANGED,
       EventType.NODE_CHILDREN_CHANGED),
   /** Persistent, on a path and its descendants: everything but children changes. */
-  PERSISTENT_RECURSIVE(false, EventType.NODE_CREATED, EventType.NODE_DELETED, EventType.NODE_DATA_CHANGED);
+  PERSISTENT_RECURSIVE(false, EventType.NODE_CREATED, EventType.NODE_DELETED, EventType.NODE_DATA_CHANGED),
+  /** One-shot, from add_watch in FIRST mode: the node's turn came (no lower sequence left), or it went. */
+  FIRST(true, EventType.NODE_FIRST, EventType.NODE_DELETED);
 
   private final boolean oneShot;
   private final EventType[] hears;

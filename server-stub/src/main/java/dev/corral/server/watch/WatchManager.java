@@ -43,6 +43,21 @@ public final class WatchManager {
     return sessions != null && sessions.contains(sessionId);
   }
 
+  /** Whether any session has a watch of {@code kind} on a child of {@code parent}. */
+  public boolean watchesChildrenOf(WatchKind kind, String parent) {
+    for (String path : byKind.get(kind).keySet()) {
+      if (parent.equals(parentOf(path))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether any session has a watch of {@code kind}. */
+  public boolean any(WatchKind kind) {
+    return !byKind.get(kind).isEmpty();
+  }
+
   /** Removes the session's watches of {@code type} on {@code path}; false if there were none. */
   public boolean remove(long sessionId, String path, WatcherType type) {
     boolean removed = false;
@@ -156,6 +171,7 @@ public final class WatchManager {
       case DATA -> new WatchKind[] {WatchKind.DATA, WatchKind.EXIST};
       case PERSISTENT_WATCH -> new WatchKind[] {WatchKind.PERSISTENT};
       case PERSISTENT_RECURSIVE_WATCH -> new WatchKind[] {WatchKind.PERSISTENT_RECURSIVE};
+      case FIRST_WATCH -> new WatchKind[] {WatchKind.FIRST};
       case ANY -> WatchKind.values();
       default -> new WatchKind[0];
     };

@@ -22,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
+import dev.corral.proto.v1.AddWatchMode;
 import dev.corral.proto.v1.AddWatchRequest;
 import dev.corral.proto.v1.Error;
 import dev.corral.proto.v1.ErrorCode;
@@ -84,6 +85,17 @@ class RequestValidatorTest {
         .setType(WatcherType.ANY)).build(), ErrorCode.INVALID_PATH);
     rejected(Request.newBuilder().setSetWatches(SetWatchesRequest.newBuilder()
         .addDataWatches("/ok").addPersistentRecursiveWatches("/bad/")).build(), ErrorCode.INVALID_PATH);
+  }
+
+  @Test
+  void aFirstWatchNeedsANodeNamedWithASequenceCounter() {
+    accepted(Request.newBuilder().setAddWatch(AddWatchRequest.newBuilder().setPath("/q/n-0000000007")
+        .setMode(AddWatchMode.FIRST_WATCH_MODE)).build());
+    Error error = rejected(Request.newBuilder().setAddWatch(AddWatchRequest.newBuilder().setPath("/q/plain")
+        .setMode(AddWatchMode.FIRST_WATCH_MODE)).build(), ErrorCode.INVALID_ARGUMENT);
+    assertTrue(error.getMessage().contains("sequence counter"), error.getMessage());
+    rejected(Request.newBuilder().setSetWatches(SetWatchesRequest.newBuilder().addFirstWatches("/")).build(),
+        ErrorCode.INVALID_ARGUMENT);
   }
 
   @Test
