@@ -20,6 +20,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 /**
@@ -163,9 +165,7 @@ public final class BenchMain {
       failures += mem(system, o, work.resolve(system.name()), table, log);
     }
     failures += mainWorkloads(systems, o, work, table, log);
-    for (BenchSystem system : systems) {
-      failures += ensemble(system, o, work.resolve(system.name()), table, log);
-    }
+    failures += ensembles(systems, o, work, table, log);
     Outcome outcome = write(o, table, ran, started, machine, described, log);
     if (failures == 0 && !o.keepWork()) {
       deleteTree(work);
@@ -191,29 +191,50 @@ public final class BenchMain {
     }
   }
 
-  private static int ensemble(BenchSystem system, Options o, Path dir, Table table, PrintStream log) {
+  /**
+   * W6: a fresh ensemble of every system, each warmed up in turn (the others'
+   * writers paused), then measured in rounds in which the systems take turns;
+   * then each one's failover trials. Stops every member it started.
+   */
+  private static int ensembles(List<BenchSystem> systems, Options o, Path work, Table table, PrintStream log) {
     if (!o.only().contains("W6")) {
       return 0;
     }
-    try {
-      new EnsembleWorkload(system, o.params(), table, dir.resolve("w6"), log).run();
-      return 0;
-    } catch (Throwable e) {
-      fail(system, "W6", e, table, log);
-      return 1;
+    List<EnsembleWorkload> ensembles = new ArrayList<>();
+    for (BenchSystem system : systems) {
+      ensembles.add(new EnsembleWorkload(system, o.params(), table, work.resolve(system.name()).resolve("w6"), log));
     }
+    int failures = 0;
+    try {
+      Interleaved<EnsembleWorkload> interleaved = new Interleaved<>(ensembles, EnsembleWorkload::system,
+          w -> false, o.params().rounds(), table, log);
+      failures += interleaved.run("W6", EnsembleWorkload::open, EnsembleWorkload::measureRound,
+          EnsembleWorkload::reportThroughput);
+      for (EnsembleWorkload w : ensembles) {
+        failures += interleaved.once("W6 failover", w, EnsembleWorkload::failover);
+      }
+    } finally {
+      for (EnsembleWorkload w : ensembles) {
+        try {
+          w.close();
+        } catch (Exception e) {
+          log.printf("[%s] W6: stopping the ensemble failed: %s%n", w.system().name(), e);
+        }
+      }
+    }
+    return failures;
   }
 
   /** One step of a workload on one system. */
   @FunctionalInterface
-  private interface Step {
-    void run(Workloads workloads) throws Exception;
+  private interface Step<T> {
+    void run(T workload) throws Exception;
   }
 
   /** One round of a workload on one system. */
   @FunctionalInterface
-  private interface Round {
-    void run(Workloads workloads, int round) throws Exception;
+  private interface Round<T> {
+    void run(T workload, int round) throws Exception;
   }
 
   /**
@@ -227,7 +248,6 @@ public final class BenchMain {
     }
     int failures = 0;
     List<Workloads> running = new ArrayList<>();
-    Set<Workloads> dead = new HashSet<>();
     try {
       for (BenchSystem system : systems) {
         try {
@@ -239,7 +259,8 @@ public final class BenchMain {
           fail(system, "server start", e, table, log);
         }
       }
-      Interleaved interleaved = new Interleaved(running, dead, o.params().rounds(), table, log);
+      Interleaved<Workloads> interleaved = new Interleaved<>(running, Workloads::system,
+          w -> serverDied(w, log), o.params().rounds(), table, log);
       if (o.only().contains("W1")) {
         failures += interleaved.run("W1", Workloads::w1WarmUp, Workloads::w1Round, Workloads::w1Report);
       }
@@ -263,42 +284,69 @@ public final class BenchMain {
     return failures;
   }
 
+  /** Whether the server of {@code w} died (then its log tail is printed). */
+  private static boolean serverDied(Workloads w, PrintStream log) {
+    BenchSystem.ServerHandle server = w.server();
+    if (server.connectString().isEmpty() || Procs.rssBytes(server.pid()) >= 0) {
+      return false;
+    }
+    log.printf("[%s] the server died; log tail:%n%s%n", w.system().name(), Ports.tail(server.log(), 20));
+    return true;
+  }
+
   /**
-   * Runs workloads on several systems' servers: each system warms up in
-   * turn, then the systems take turns round by round, the order reversed
-   * every round, so that a machine whose speed drifts during the run weighs
-   * on every system alike. A system whose step fails takes no further part in
-   * that workload; one whose server died, in none.
+   * Runs a workload on several systems: each warms up in turn, then the
+   * systems take turns round by round, the order reversed every round, so
+   * that a machine whose speed drifts during the run weighs on every system
+   * alike. A system whose step fails takes no further part in that workload;
+   * one that {@code died} (its server), in none.
    */
-  private record Interleaved(List<Workloads> running, Set<Workloads> dead, int rounds, Table table,
-      PrintStream log) {
-    int run(String name, Step warmUp, Round round, Step report) {
-      Set<Workloads> out = new HashSet<>(dead);
+  private static final class Interleaved<T> {
+    private final List<T> running;
+    private final Function<T, BenchSystem> systemOf;
+    private final Predicate<T> died;
+    private final Set<T> dead = new HashSet<>();
+    private final int rounds;
+    private final Table table;
+    private final PrintStream log;
+
+    Interleaved(List<T> running, Function<T, BenchSystem> systemOf, Predicate<T> died, int rounds, Table table,
+        PrintStream log) {
+      this.running = running;
+      this.systemOf = systemOf;
+      this.died = died;
+      this.rounds = rounds;
+      this.table = table;
+      this.log = log;
+    }
+
+    int run(String name, Step<T> warmUp, Round<T> round, Step<T> report) {
+      Set<T> out = new HashSet<>(dead);
       int failures = 0;
-      for (Workloads w : running) {
-        failures += attempt(name, w, out, warmUp::run);
+      for (T w : running) {
+        failures += attempt(name, w, out, warmUp);
       }
       for (int r = 1; r <= rounds; r++) {
-        List<Workloads> order = new ArrayList<>(running);
+        List<T> order = new ArrayList<>(running);
         if (r % 2 == 0) {
           Collections.reverse(order);
         }
-        for (Workloads w : order) {
+        for (T w : order) {
           int number = r;
           failures += attempt(name, w, out, x -> round.run(x, number));
         }
       }
-      for (Workloads w : running) {
-        failures += attempt(name, w, out, report::run);
+      for (T w : running) {
+        failures += attempt(name, w, out, report);
       }
       return failures;
     }
 
-    int once(String name, Workloads w, Step step) {
+    int once(String name, T w, Step<T> step) {
       return attempt(name, w, new HashSet<>(dead), step);
     }
 
-    private int attempt(String name, Workloads w, Set<Workloads> out, Step step) {
+    private int attempt(String name, T w, Set<T> out, Step<T> step) {
       if (out.contains(w)) {
         return 0;
       }
@@ -307,10 +355,8 @@ public final class BenchMain {
         return 0;
       } catch (Throwable e) {
         out.add(w);
-        fail(w.system(), name, e, table, log);
-        BenchSystem.ServerHandle server = w.server();
-        if (!server.connectString().isEmpty() && Procs.rssBytes(server.pid()) < 0) {
-          log.printf("[%s] the server died; log tail:%n%s%n", w.system().name(), Ports.tail(server.log(), 20));
+        fail(systemOf.apply(w), name, e, table, log);
+        if (died.test(w)) {
           dead.add(w);
         }
         return 1;
@@ -350,6 +396,8 @@ public final class BenchMain {
         .append("W5 ran against a server of each system at once, in ").append(o.params().rounds())
         .append(" rounds in which the systems took turns (the order reversed every round; the others' servers ")
         .append("idle meanwhile), each round a share of the sizes below; their figures are over all rounds. ")
+        .append(o.only().contains("W6") ? "W6's throughput was measured the same way, in rounds between the "
+            + "ensembles, each warmed up first (the others' writers paused meanwhile). " : "")
         .append(o.only().contains("W6") ? "W6 ran a 3-server ensemble of each system, its members processes on "
             + "127.0.0.1 too. " : "")
         .append("Only ratios of the same run count: runs differ by up to 2x on this machine.\n\n");
@@ -372,9 +420,10 @@ public final class BenchMain {
         .append("node of its own in a loop, one request at a time, from a warm-up to the end. The warm-up lasts ")
         .append("at least w6WarmMs, then goes on in 5 s windows until the last three windows' setData/s lie within ")
         .append("10% of each other and their mean within 10% of the three before (at most w6WarmCapMs): each ")
-        .append("system is measured once its servers' JIT has settled, and the warm-up's length is reported. ")
-        .append("Then the throughput of a ")
-        .append("measured window, during which every member is asked for its role every 250 ms (each leader ")
+        .append("system is measured once its servers' JIT has settled, and the warm-up's length is reported; its ")
+        .append("writers then pause. Then the throughput of the ")
+        .append("measured rounds (the writers resume, run 2 s, are measured for w6MeasureMs / rounds, and pause), ")
+        .append("during which every member is asked for its role every 250 ms (each leader ")
         .append("change counts as spurious: nothing is injected); then trials of `kill -9` of the leader, timed ")
         .append("from the kill to the end of the first successful write issued after the process was gone (any ")
         .append("client), and to the time by which each of the 8 clients has completed such a write; a failed ")

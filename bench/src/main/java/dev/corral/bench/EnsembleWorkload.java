@@ -24,9 +24,11 @@ import java.util.stream.LongStream;
  * member's address, set 1 KiB values on nodes of their own in a loop, one
  * request at a time, from warm-up to the end:
  * <ol>
- *   <li>throughput: ops/s, p50 and p99 of the writes in a measured window, while
- *       a {@link LeaderWatch} counts leader changes (there is no fault: each is
- *       spurious);
+ *   <li>throughput: after a warm-up until the rate settles ({@link #open}),
+ *       ops/s, p50 and p99 of the writes in measured rounds ({@link #measureRound},
+ *       which the harness interleaves with other systems' rounds: the writers
+ *       pause between them), while a {@link LeaderWatch} counts leader changes
+ *       (there is no fault: each is spurious);
  *   <li>failover trials: the leader gets {@code kill -9}; measured from the
  *       kill to the end of the first successful write issued after the process
  *       was gone (by any client), and to the time by which every client has
@@ -36,7 +38,7 @@ import java.util.stream.LongStream;
  * A failed write is retried by the writer after 5 ms (each client has already
  * retried it under its own default policy).
  */
-final class EnsembleWorkload {
+final class EnsembleWorkload implements AutoCloseable {
   static final int CLIENTS = 8;
   static final long FAILOVER_CAP_MS = 60_000;
   static final long START_CAP_MS = 120_000;
@@ -51,6 +53,8 @@ final class EnsembleWorkload {
   static final String WARM_UP = "W6 warm-up of a fresh ensemble";
   static final String WARM_UP_SECONDS = "s until setData/s settled";
   static final int PLATEAU_WINDOWS = 3;
+  /** How long the writers run in a round, once resumed, before it is measured. */
+  static final long SETTLE_MS = 2000;
 
   private final BenchSystem system;
   private final Params p;
@@ -58,6 +62,15 @@ final class EnsembleWorkload {
   private final Path dir;
   private final PrintStream log;
   private final String sys;
+  private Ensemble ensemble;
+  private Writers writers;
+  private LeaderWatch watch;
+  // the measured rounds, added up
+  private long measuredNanos;
+  private long failedInRounds;
+  private int spuriousChanges;
+  private long termsGrown;
+  private long firstRoundStart;
 
   EnsembleWorkload(BenchSystem system, Params params, Table table, Path dir, PrintStream log) {
     this.system = system;
@@ -66,6 +79,10 @@ final class EnsembleWorkload {
     this.dir = dir;
     this.log = log;
     this.sys = system.name();
+  }
+
+  BenchSystem system() {
+    return system;
   }
 
   private void say(String format, Object... args) {
@@ -93,6 +110,9 @@ final class EnsembleWorkload {
     /** Failed writes by kind ("ExceptionClass: message"), for the log; cleared per phase. */
     final Map<String, LongAdder> errorKinds = new ConcurrentHashMap<>();
     final AtomicReference<Throwable> fatal = new AtomicReference<>();
+    private final Object gate = new Object();
+    private boolean paused; // guarded by gate
+    private int parked; // guarded by gate: writers waiting at the gate
 
     Writers(List<Client> clients) {
       this.clients = clients;
@@ -119,6 +139,7 @@ final class EnsembleWorkload {
       long n = 0;
       try {
         while (!stop) {
+          awaitResumed();
           boolean counted = measuring;
           long t0 = System.nanoTime();
           try {
@@ -148,6 +169,45 @@ final class EnsembleWorkload {
         // stopping
       } catch (Throwable e) {
         fatal.compareAndSet(null, e);
+        synchronized (gate) { // a pause waiting for this writer gives up
+          gate.notifyAll();
+        }
+      }
+    }
+
+    /** Stops the writers once their writes under way are done, and waits until each one has. */
+    void pause() throws InterruptedException {
+      long deadline = System.nanoTime() + FAILOVER_CAP_MS * 1_000_000L;
+      synchronized (gate) {
+        paused = true;
+        while (parked < CLIENTS && fatal.get() == null) {
+          long left = deadline - System.nanoTime();
+          if (left <= 0) {
+            throw new IllegalStateException("W6: a writer did not pause within " + FAILOVER_CAP_MS + " ms");
+          }
+          gate.wait(Math.max(1, left / 1_000_000));
+        }
+      }
+    }
+
+    void resume() {
+      synchronized (gate) {
+        paused = false;
+        gate.notifyAll();
+      }
+    }
+
+    private void awaitResumed() throws InterruptedException {
+      synchronized (gate) {
+        if (!paused) {
+          return;
+        }
+        parked++;
+        gate.notifyAll();
+        while (paused && !stop) {
+          gate.wait();
+        }
+        parked--;
       }
     }
 
@@ -197,6 +257,7 @@ final class EnsembleWorkload {
     @Override
     public void close() throws InterruptedException {
       stop = true;
+      resume();
       for (Thread t : threads) {
         t.join(30_000);
       }
@@ -227,75 +288,123 @@ final class EnsembleWorkload {
     return data;
   }
 
-  void run() throws Exception {
+  /**
+   * Starts a fresh ensemble and its writers, warms up until the throughput
+   * settles ({@link #warmUp}), and pauses the writers.
+   */
+  void open() throws Exception {
     say("W6 3-server ensemble: starting it (%s)", system.describeEnsemble());
-    try (Ensemble ensemble = system.startEnsemble(dir)) {
-      int leader = ensemble.awaitLeader(START_CAP_MS);
-      say("  members %s; leader %s (pid %d)", ensemble.connectString(), ensemble.name(leader), ensemble.pid(leader));
-      List<Client> clients = new ArrayList<>();
-      try {
-        for (int i = 0; i < CLIENTS; i++) {
-          clients.add(system.connect(ensemble.connectString(), Workloads.SESSION));
-        }
-        clients.get(0).ensurePath("/bench/w6");
-        for (int i = 0; i < CLIENTS; i++) {
-          clients.get(i).create("/bench/w6/c" + i, bytes(1024, 60));
-        }
-      } catch (Exception e) {
-        clients.forEach(Client::close);
-        throw e;
+    ensemble = system.startEnsemble(dir);
+    int leader = ensemble.awaitLeader(START_CAP_MS);
+    say("  members %s; leader %s (pid %d)", ensemble.connectString(), ensemble.name(leader), ensemble.pid(leader));
+    List<Client> clients = new ArrayList<>();
+    try {
+      for (int i = 0; i < CLIENTS; i++) {
+        clients.add(system.connect(ensemble.connectString(), Workloads.SESSION));
       }
-      try (Writers writers = new Writers(clients); LeaderWatch watch = new LeaderWatch(ensemble, sys)) {
-        writers.start();
-        throughput(writers, watch);
-        failover(ensemble, writers, watch);
-        if (writers.fatal.get() != null) {
-          throw new IllegalStateException("W6: a writer failed: " + writers.fatal.get(), writers.fatal.get());
-        }
+      clients.get(0).ensurePath("/bench/w6");
+      for (int i = 0; i < CLIENTS; i++) {
+        clients.get(i).create("/bench/w6/c" + i, bytes(1024, 60));
       }
+    } catch (Exception e) {
+      clients.forEach(Client::close);
+      throw e;
     }
+    writers = new Writers(clients);
+    watch = new LeaderWatch(ensemble, sys);
+    writers.start();
+    say("W6 throughput: %d sessions, warm-up of %d-%d ms until the throughput settles, then %d rounds of %d ms"
+        + " measured (setData 1 KiB)", CLIENTS, p.w6WarmMs(), p.w6WarmCapMs(), p.rounds(), roundMs());
+    warmUp(writers);
+    writers.pause();
+    checkWriters();
   }
 
-  private void throughput(Writers writers, LeaderWatch watch) throws InterruptedException {
-    say("W6 throughput: %d sessions, warm-up of %d-%d ms until the throughput settles + %d ms measured"
-        + " (setData 1 KiB)", CLIENTS, p.w6WarmMs(), p.w6WarmCapMs(), p.w6MeasureMs());
-    warmUp(writers);
+  private long roundMs() {
+    return Math.max(1000, p.w6MeasureMs() / p.rounds());
+  }
+
+  /** One measured round: the writers resume, settle for {@link #SETTLE_MS}, are measured, and pause. */
+  void measureRound(int round) throws InterruptedException {
+    writers.resume();
+    Thread.sleep(SETTLE_MS);
     writers.drainErrorKinds();
     long failedBefore = writers.totalFailures();
+    int samplesBefore = measuredSamples();
     long start = System.nanoTime();
+    if (firstRoundStart == 0) {
+      firstRoundStart = start;
+    }
     writers.measuring = true;
-    Thread.sleep(p.w6MeasureMs());
+    Thread.sleep(roundMs());
     writers.measuring = false;
     long end = System.nanoTime();
+    writers.pause();
+    checkWriters();
     long failed = writers.totalFailures() - failedBefore;
+    int changes = watch.changesBetween(start, end).size();
+    measuredNanos += end - start;
+    failedInRounds += failed;
+    spuriousChanges += changes;
+    termsGrown += watch.termsBetween(start, end);
+    int ops = measuredSamples() - samplesBefore;
+    say("W6 round %d/%d: %d ops %.0f ops/s; %d failed writes (%s); %d leader change(s)", round, p.rounds(), ops,
+        ops / ((end - start) / 1e9), failed, writers.drainErrorKinds(), changes);
+  }
+
+  private int measuredSamples() {
+    int n = 0;
+    for (Samples s : writers.window) {
+      synchronized (s) {
+        n += s.size();
+      }
+    }
+    return n;
+  }
+
+  /** The throughput and stability over every measured round, into the table. */
+  void reportThroughput() {
     Samples all = new Samples();
     for (Samples s : writers.window) {
       synchronized (s) { // a writer may be adding its last sample
         all.addAll(s);
       }
     }
-    double seconds = (end - start) / 1e9;
+    double seconds = measuredNanos / 1e9;
     double opsPerSec = all.size() / seconds;
     table.put(THROUGHPUT, "ops/s", Better.HIGHER, sys, opsPerSec);
     table.put(THROUGHPUT, "p50 ms", Better.LOWER, sys, all.p50Ms());
     table.put(THROUGHPUT, "p99 ms", Better.LOWER, sys, all.p99Ms());
     table.addSeries("w6-setData-8c", THROUGHPUT, sys, all);
-    List<LeaderWatch.Leader> changes = watch.changesBetween(start, end);
-    long terms = watch.termsBetween(start, end);
     String metric = String.format(Locale.ROOT, "spurious leader changes in %.0f s of load", seconds);
-    table.put(STABILITY, metric, Better.LOWER, sys, changes.size());
-    say("  %d ops %.0f ops/s p50 %.3f ms p99 %.3f ms; %d failed writes (%s); each client's ops@p50 ms: %s",
-        all.size(), opsPerSec, all.p50Ms(), all.p99Ms(), failed, writers.drainErrorKinds(),
+    table.put(STABILITY, metric, Better.LOWER, sys, spuriousChanges);
+    say("%s: %d ops in %d rounds, %.0f ops/s p50 %.3f ms p99 %.3f ms; %d failed writes; each client's ops@p50 ms:"
+        + " %s", THROUGHPUT, all.size(), p.rounds(), opsPerSec, all.p50Ms(), all.p99Ms(), failedInRounds,
         Arrays.stream(writers.window).map(w -> String.format(Locale.ROOT, "%d@%.1f", w.size(), w.p50Ms()))
             .collect(Collectors.joining(" ")));
-    say("  spurious leader changes: %d (term grew by %d; leaders seen: %s)", changes.size(), terms,
-        describe(watch.leaders(), start));
-    if (failed > 0) {
-      table.note(sys + ": W6 had " + failed + " failed write(s) in the measured window (no fault injected)");
+    say("  spurious leader changes: %d (term grew by %d; leaders seen: %s)", spuriousChanges, termsGrown,
+        describe(watch.leaders(), firstRoundStart));
+    if (failedInRounds > 0) {
+      table.note(sys + ": W6 had " + failedInRounds + " failed write(s) in the measured rounds (no fault injected)");
     }
-    if (terms != changes.size()) {
+    if (termsGrown != spuriousChanges) {
       table.note(String.format(Locale.ROOT, "%s: W6 leader term grew by %d in the %.0f s of load (%d leader"
-          + " change(s) seen by polling every %d ms)", sys, terms, seconds, changes.size(), LeaderWatch.POLL_MS));
+          + " change(s) seen by polling every %d ms)", sys, termsGrown, seconds, spuriousChanges,
+          LeaderWatch.POLL_MS));
+    }
+  }
+
+  private void checkWriters() {
+    if (writers.fatal.get() != null) {
+      throw new IllegalStateException("W6: a writer failed: " + writers.fatal.get(), writers.fatal.get());
+    }
+  }
+
+  /** Stops the writers, the leader polls and every member; harmless for a workload that never opened. */
+  @Override
+  public void close() throws Exception {
+    try (Ensemble members = ensemble; LeaderWatch polls = watch; Writers w = writers) {
+      // closed in reverse order: writers, polls, then the members
     }
   }
 
@@ -363,8 +472,10 @@ final class EnsembleWorkload {
         (l.nanos() - origin) / 1e9)).collect(Collectors.joining(", "));
   }
 
-  private void failover(Ensemble ensemble, Writers writers, LeaderWatch watch) throws Exception {
+  /** The kill -9 trials of the leader, with the writers resumed. */
+  void failover() throws Exception {
     say("W6 failover: %d kill -9 trials of the leader", p.w6Trials());
+    writers.resume();
     Samples first = new Samples();
     Samples allWriting = new Samples();
     Samples elected = new Samples();
@@ -425,6 +536,7 @@ final class EnsembleWorkload {
     } finally {
       record(first, allWriting, elected);
     }
+    checkWriters();
   }
 
   private void record(Samples first, Samples allWriting, Samples elected) {
