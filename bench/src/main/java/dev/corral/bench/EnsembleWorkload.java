@@ -56,10 +56,13 @@ final class EnsembleWorkload implements AutoCloseable {
   /** How long the writers run in a round, once resumed, before it is measured. */
   static final long SETTLE_MS = 2000;
   /**
-   * The same in the first round, which comes after minutes of idleness for all but the last system warmed up
-   * (on 2026-11-26, with 2 s, Corral's first round did 1,091 setData/s and its next three 1,790-1,854).
+   * Before the first round, which comes after minutes of idleness for all but the last system warmed up, the
+   * writers run until the rate settles again (windows of this length, the warm-up's plateau rule), at most
+   * {@link #RESETTLE_CAP_MS} (or the warm-up's cap, if less). With a fixed 2 s, Corral's first round did 1,091 setData/s and its next three
+   * 1,790-1,854 (2026-11-26); with 10 s, 1,200, then 1,648, 1,888, 1,959, 2,067.
    */
-  static final long FIRST_SETTLE_MS = 10_000;
+  static final long RESETTLE_WINDOW_MS = 2500;
+  static final long RESETTLE_CAP_MS = 60_000;
 
   private final BenchSystem system;
   private final Params p;
@@ -320,7 +323,7 @@ final class EnsembleWorkload implements AutoCloseable {
     writers.start();
     say("W6 throughput: %d sessions, warm-up of %d-%d ms until the throughput settles, then %d rounds of %d ms"
         + " measured (setData 1 KiB)", CLIENTS, p.w6WarmMs(), p.w6WarmCapMs(), p.rounds(), roundMs());
-    warmUp(writers);
+    warmUp();
     writers.pause();
     checkWriters();
   }
@@ -329,10 +332,18 @@ final class EnsembleWorkload implements AutoCloseable {
     return Math.max(1000, p.w6MeasureMs() / p.rounds());
   }
 
-  /** One measured round: the writers resume, settle for {@link #SETTLE_MS}, are measured, and pause. */
+  /**
+   * One measured round: the writers resume, settle ({@link #SETTLE_MS}; before the first round until the rate
+   * settles again), are measured, and pause.
+   */
   void measureRound(int round) throws InterruptedException {
     writers.resume();
-    Thread.sleep(round == 1 ? FIRST_SETTLE_MS : SETTLE_MS);
+    if (round == 1) {
+      say("W6 settling again before the first round: %s",
+          runUntilSettled(RESETTLE_WINDOW_MS, 0, Math.min(RESETTLE_CAP_MS, p.w6WarmCapMs())));
+    } else {
+      Thread.sleep(SETTLE_MS);
+    }
     writers.drainErrorKinds();
     long failedBefore = writers.totalFailures();
     int samplesBefore = measuredSamples();
@@ -418,8 +429,28 @@ final class EnsembleWorkload implements AutoCloseable {
    * plateau ({@link #onPlateau}), up to {@code w6WarmCapMs}: every system is measured once its servers'
    * JIT has settled, and the time that took is reported.
    */
-  private void warmUp(Writers writers) throws InterruptedException {
-    long windowMs = Math.min(5000, p.w6WarmMs());
+  private void warmUp() throws InterruptedException {
+    Settling warm = runUntilSettled(Math.min(5000, p.w6WarmMs()), p.w6WarmMs(), p.w6WarmCapMs());
+    say("  warm-up %s", warm);
+    table.put(WARM_UP, WARM_UP_SECONDS, Better.LOWER, sys, warm.elapsedMs() / 1e3);
+    if (!warm.settled()) {
+      table.note(sys + ": W6 throughput had not settled when the warm-up cap of " + p.w6WarmCapMs()
+          + " ms ended it");
+    }
+  }
+
+  /** How a run until the rate settled went: its length, its windows' rates, and whether it settled. */
+  private record Settling(long elapsedMs, long windowMs, List<Double> rates, boolean settled) {
+    @Override
+    public String toString() {
+      return String.format(Locale.ROOT, "%.0f s%s, ops/s per %d ms window: %s", elapsedMs / 1e3,
+          settled ? "" : " (not settled)", windowMs,
+          rates.stream().map(r -> String.format(Locale.ROOT, "%.0f", r)).collect(Collectors.joining(" ")));
+    }
+  }
+
+  /** Lets the writers run in windows of {@code windowMs} for at least {@code minMs}, then until {@link #onPlateau}. */
+  private Settling runUntilSettled(long windowMs, long minMs, long capMs) throws InterruptedException {
     long start = System.nanoTime();
     List<Double> rates = new ArrayList<>();
     while (true) {
@@ -429,15 +460,8 @@ final class EnsembleWorkload implements AutoCloseable {
       rates.add((writers.succeeded.sum() - before) / ((System.nanoTime() - t0) / 1e9));
       long elapsedMs = (System.nanoTime() - start) / 1_000_000;
       boolean settled = onPlateau(rates);
-      if (elapsedMs >= p.w6WarmCapMs() || (elapsedMs >= p.w6WarmMs() && settled)) {
-        say("  warm-up %.0f s, ops/s per %d ms window: %s", elapsedMs / 1e3, windowMs,
-            rates.stream().map(r -> String.format(Locale.ROOT, "%.0f", r)).collect(Collectors.joining(" ")));
-        table.put(WARM_UP, WARM_UP_SECONDS, Better.LOWER, sys, elapsedMs / 1e3);
-        if (!settled) {
-          table.note(sys + ": W6 throughput had not settled when the warm-up cap of " + p.w6WarmCapMs()
-              + " ms ended it");
-        }
-        return;
+      if (elapsedMs >= capMs || (elapsedMs >= minMs && settled)) {
+        return new Settling(elapsedMs, windowMs, rates, settled);
       }
     }
   }
