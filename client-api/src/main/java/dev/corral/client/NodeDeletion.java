@@ -1,9 +1,7 @@
 package dev.corral.client;
 
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Waiting for a node to go away: the one mechanism every recipe uses to wait
@@ -21,18 +19,14 @@ public final class NodeDeletion {
    */
   public static boolean await(CoordinationClient client, String path, long time, TimeUnit unit)
       throws CoordinationException, InterruptedException {
-    CountDownLatch changed = new CountDownLatch(1);
-    AtomicReference<EventType> fired = new AtomicReference<>();
-    Watcher watcher = event -> {
-      fired.set(event.type());
-      changed.countDown();
-    };
+    FirstEvent watcher = new FirstEvent();
     Optional<Stat> stat = client.exists(path, watcher);
     if (stat.isEmpty()) {
       forget(client, path, watcher); // exists left a creation watch we do not want
       return true;
     }
-    if (!changed.await(time, unit)) {
+    Optional<EventType> fired = watcher.await(time, unit);
+    if (fired.isEmpty()) {
       forget(client, path, watcher);
     } else if (fired.get() == EventType.NODE_DELETED) {
       return true;

@@ -1,8 +1,7 @@
 package dev.corral.client;
 
-import java.util.concurrent.CountDownLatch;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Waiting for a sequential node's turn: until no sibling with a lower
@@ -27,18 +26,14 @@ public final class NodeTurn {
   /** Waits at most {@code time} for the turn of the sequential node at {@code path}. */
   public static Outcome await(CoordinationClient client, String path, long time, TimeUnit unit)
       throws CoordinationException, InterruptedException {
-    CountDownLatch fired = new CountDownLatch(1);
-    AtomicReference<EventType> type = new AtomicReference<>();
-    Watcher watcher = event -> {
-      type.set(event.type());
-      fired.countDown();
-    };
+    FirstEvent watcher = new FirstEvent();
     try {
       client.addWatch(path, AddWatchMode.FIRST, watcher);
     } catch (NoNodeException gone) {
       return Outcome.GONE;
     }
-    if (!fired.await(time, unit)) {
+    Optional<EventType> fired = watcher.await(time, unit);
+    if (fired.isEmpty()) {
       try {
         client.removeWatches(path, watcher, WatcherType.FIRST);
       } catch (CoordinationException firedOrDisconnected) {
@@ -46,6 +41,6 @@ public final class NodeTurn {
       }
       return Outcome.WAITING;
     }
-    return type.get() == EventType.NODE_FIRST ? Outcome.FIRST : Outcome.GONE;
+    return fired.get() == EventType.NODE_FIRST ? Outcome.FIRST : Outcome.GONE;
   }
 }

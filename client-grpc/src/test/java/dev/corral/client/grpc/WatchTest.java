@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.corral.client.AddWatchMode;
 import dev.corral.client.CreateMode;
 import dev.corral.client.EventType;
+import dev.corral.client.InvalidArgumentException;
+import dev.corral.client.NoNodeException;
 import dev.corral.client.NoWatcherException;
 import dev.corral.client.WatchedEvent;
 import dev.corral.client.Watcher;
@@ -258,5 +260,110 @@ class WatchTest {
     client.exists("/t", after);
     writer.create("/t", NONE, CreateMode.PERSISTENT);
     after.expect(EventType.NODE_CREATED, "/t");
+  }
+
+  // ---------------------------------------------------------------- FIRST watches (a sequential node's turn)
+
+  /** A new sequential node under /q (created on first use). */
+  private String queued() throws Exception {
+    if (writer.exists("/q").isEmpty()) {
+      writer.create("/q", NONE, CreateMode.PERSISTENT);
+    }
+    return writer.create("/q/n-", NONE, CreateMode.PERSISTENT_SEQUENTIAL).path();
+  }
+
+  /**
+   * Asserts that {@code watcher} got nothing so far: a read answered after the
+   * changes comes after any event they fired (events precede the reads that show them).
+   */
+  private void assertQuiet(Recorder watcher) throws Exception {
+    client.sync("/q");
+    client.getChildren("/q");
+    assertTrue(watcher.events.isEmpty(), "no event yet: " + watcher.events);
+  }
+
+  @Test
+  void aFirstWatchFiresOnceEverySiblingWithALowerCounterIsGone() throws Exception {
+    String first = queued();
+    String second = queued();
+    String third = queued();
+    writer.create("/q/plain", NONE, CreateMode.PERSISTENT); // no counter: not in the queue
+    Recorder watcher = new Recorder();
+    client.addWatch(third, AddWatchMode.FIRST, watcher);
+
+    writer.delete(second, -1);
+    assertQuiet(watcher);
+    writer.delete(first, -1);
+
+    watcher.expect(EventType.NODE_FIRST, third);
+    writer.delete(third, -1);
+    assertQuiet(watcher); // one-shot: the deletion after the turn is not told
+  }
+
+  @Test
+  void aFirstWatchOnANodeWhoseTurnHasComeFiresAtOnce() throws Exception {
+    String only = queued();
+    Recorder watcher = new Recorder();
+
+    client.addWatch(only, AddWatchMode.FIRST, watcher);
+
+    watcher.expect(EventType.NODE_FIRST, only);
+  }
+
+  @Test
+  void aFirstWatchHearsTheDeletionOfItsNode() throws Exception {
+    queued();
+    String waiting = queued();
+    Recorder watcher = new Recorder();
+    client.addWatch(waiting, AddWatchMode.FIRST, watcher);
+
+    writer.delete(waiting, -1);
+
+    watcher.expect(EventType.NODE_DELETED, waiting);
+  }
+
+  @Test
+  void aFirstWatchNeedsAnExistingNodeWithASequenceCounter() throws Exception {
+    queued();
+    writer.create("/q/plain", NONE, CreateMode.PERSISTENT);
+    Recorder watcher = new Recorder();
+
+    assertThrows(NoNodeException.class, () -> client.addWatch("/q/n-0000000099", AddWatchMode.FIRST, watcher));
+    InvalidArgumentException noCounter = assertThrows(InvalidArgumentException.class,
+        () -> client.addWatch("/q/plain", AddWatchMode.FIRST, watcher));
+    assertTrue(noCounter.getMessage().contains("sequence counter"), noCounter.getMessage());
+    assertQuiet(watcher);
+  }
+
+  @Test
+  void aRemovedFirstWatchIsNotCalled() throws Exception {
+    String first = queued();
+    String second = queued();
+    Recorder watcher = new Recorder();
+    client.addWatch(second, AddWatchMode.FIRST, watcher);
+
+    client.removeWatches(second, watcher, WatcherType.FIRST);
+    writer.delete(first, -1);
+
+    assertQuiet(watcher);
+  }
+
+  @Test
+  void aTurnThatCameWhileDisconnectedFiresAfterTheReconnect() throws Exception {
+    StateRecorder states = new StateRecorder();
+    client.addConnectionStateListener(states);
+    String first = queued();
+    String second = queued();
+    Recorder watcher = new Recorder();
+    client.addWatch(second, AddWatchMode.FIRST, watcher);
+
+    faults.refuseNewStreams(true);
+    faults.cutStream();
+    states.awaitTail(SUSPENDED);
+    writer.delete(first, -1);
+    faults.refuseNewStreams(false);
+    states.awaitTail(SUSPENDED, RECONNECTED);
+
+    watcher.expect(EventType.NODE_FIRST, second);
   }
 }
