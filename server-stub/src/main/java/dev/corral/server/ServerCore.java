@@ -151,7 +151,7 @@ public final class ServerCore implements ReplicatedState {
       String path = event.getPath();
       if (event.getType() == EventType.NODE_DELETED && SequentialNames.sequenceOf(path) >= 0) {
         String parent = Paths.parent(path);
-        if (watches.watchesChildrenOf(WatchKind.FIRST, parent)) {
+        if (watches.firstWatchesOnChildrenOf(parent)) {
           parents.put(parent, event.getZxid());
         }
       }

@@ -5,8 +5,10 @@ import dev.corral.proto.v1.WatchEvent;
 import java.util.EnumMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.NavigableMap;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 
 /**
  * The watches of the sessions attached to this server. Registrations may come
@@ -17,12 +19,14 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class WatchManager {
   private final Map<WatchKind, Map<String, Set<Long>>> byKind = new EnumMap<>(WatchKind.class);
   private final Map<Long, Set<Registration>> bySession = new ConcurrentHashMap<>();
+  /** The FIRST watches (also in byKind), sorted: those on a parent's children are one range. */
+  private final NavigableMap<String, Set<Long>> firstWatches = new ConcurrentSkipListMap<>();
 
   private record Registration(WatchKind kind, String path) {}
 
   public WatchManager() {
     for (WatchKind kind : WatchKind.values()) {
-      byKind.put(kind, new ConcurrentHashMap<>());
+      byKind.put(kind, kind == WatchKind.FIRST ? firstWatches : new ConcurrentHashMap<>());
     }
   }
 
@@ -43,10 +47,13 @@ public final class WatchManager {
     return sessions != null && sessions.contains(sessionId);
   }
 
-  /** Whether any session has a watch of {@code kind} on a child of {@code parent}. */
-  public boolean watchesChildrenOf(WatchKind kind, String parent) {
-    for (String path : byKind.get(kind).keySet()) {
-      if (parent.equals(parentOf(path))) {
+  /** Whether any session has a FIRST watch on a child of {@code parent}. */
+  public boolean firstWatchesOnChildrenOf(String parent) {
+    String prefix = parent.equals("/") ? "/" : parent + "/";
+    // the paths below the parent sort between its prefix and the prefix with '/' raised to '0'
+    String end = prefix.substring(0, prefix.length() - 1) + '0';
+    for (String path : firstWatches.subMap(prefix, end).keySet()) {
+      if (path.indexOf('/', prefix.length()) < 0) {
         return true;
       }
     }

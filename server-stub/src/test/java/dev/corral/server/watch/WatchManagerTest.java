@@ -1,6 +1,7 @@
 package dev.corral.server.watch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.proto.v1.WatcherType;
@@ -59,5 +60,23 @@ class WatchManagerTest {
     assertEquals(java.util.Set.of(1L), watches.trigger(deleted));
     assertTrue(watches.has(1, WatchKind.PERSISTENT, "/a"), "persistent watches stay");
     assertEquals(2, watches.size(), "the one-shot watches were used up");
+  }
+
+  @Test
+  void firstWatchesAreFoundByTheirNodesParentOnly() {
+    watches.add(1, WatchKind.FIRST, "/q/n-0000000002");
+    watches.add(2, WatchKind.FIRST, "/top-0000000001");
+    watches.add(3, WatchKind.DATA, "/r/n-0000000001");
+
+    assertTrue(watches.firstWatchesOnChildrenOf("/q"));
+    assertTrue(watches.firstWatchesOnChildrenOf("/"));
+    assertFalse(watches.firstWatchesOnChildrenOf("/r"), "a data watch is not a FIRST watch");
+    assertFalse(watches.firstWatchesOnChildrenOf("/q/n-0000000002"), "no child of the watched node");
+    assertFalse(watches.firstWatchesOnChildrenOf("/qa"), "a sibling path sharing the prefix");
+    watches.add(4, WatchKind.FIRST, "/a/b/n-0000000001");
+    assertFalse(watches.firstWatchesOnChildrenOf("/a"), "a grandchild is not a child");
+
+    watches.removeSession(1);
+    assertFalse(watches.firstWatchesOnChildrenOf("/q"));
   }
 }
