@@ -494,6 +494,20 @@ class GroupCommitProposerTest {
   }
 
   @Test
+  void aForwardedTxnThatCompletesTheExpectedOnesSendsTheNextEntryWithoutWaitingOutTheBatchWait() throws Exception {
+    start(b -> b.maxEntriesInFlight(1).batchWait(Duration.ofMinutes(1)));
+    Submitted first = oneInFlightAndTwoQueued();
+
+    applyAndReply(first); // 3 expected
+    await().atMost(WAIT_SECONDS, TimeUnit.SECONDS).until(GroupCommitProposerTest::drainerHoldsBack);
+    List<String> refusals = Collections.synchronizedList(new ArrayList<>());
+    proposeForwarded(forwarded(7, 9), refusals);
+
+    assertEquals(List.of(2L, 3L, 9L), nextSubmitted().sessions()); // held for the minute, it would not be here
+    assertEquals(List.of(), refusals);
+  }
+
+  @Test
   void theNextEntryGoesWithFewerTxnsThanExpectedOnceTheBatchWaitIsOver() throws Exception {
     start(b -> b.maxEntriesInFlight(1).batchWait(Duration.ofMillis(50)));
     Submitted first = oneInFlightAndTwoQueued();
