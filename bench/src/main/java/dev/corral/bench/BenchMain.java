@@ -301,23 +301,11 @@ public final class BenchMain {
    * alike. A system whose step fails takes no further part in that workload;
    * one that {@code died} (its server), in none.
    */
-  private static final class Interleaved<T> {
-    private final List<T> running;
-    private final Function<T, BenchSystem> systemOf;
-    private final Predicate<T> died;
-    private final Set<T> dead = new HashSet<>();
-    private final int rounds;
-    private final Table table;
-    private final PrintStream log;
-
+  private record Interleaved<T>(List<T> running, Function<T, BenchSystem> systemOf, Predicate<T> died,
+      Set<T> dead, int rounds, Table table, PrintStream log) {
     Interleaved(List<T> running, Function<T, BenchSystem> systemOf, Predicate<T> died, int rounds, Table table,
         PrintStream log) {
-      this.running = running;
-      this.systemOf = systemOf;
-      this.died = died;
-      this.rounds = rounds;
-      this.table = table;
-      this.log = log;
+      this(running, systemOf, died, new HashSet<>(), rounds, table, log);
     }
 
     int run(String name, Step<T> warmUp, Round<T> round, Step<T> report) {
@@ -396,10 +384,9 @@ public final class BenchMain {
         .append("W5 ran against a server of each system at once, in ").append(o.params().rounds())
         .append(" rounds in which the systems took turns (the order reversed every round; the others' servers ")
         .append("idle meanwhile), each round a share of the sizes below; their figures are over all rounds. ")
-        .append(o.only().contains("W6") ? "W6's throughput was measured the same way, in rounds between the "
-            + "ensembles, each warmed up first (the others' writers paused meanwhile). " : "")
         .append(o.only().contains("W6") ? "W6 ran a 3-server ensemble of each system, its members processes on "
-            + "127.0.0.1 too. " : "")
+            + "127.0.0.1 too; its throughput was measured the same way, in rounds between the ensembles, each "
+            + "warmed up first (the others' writers paused meanwhile). " : "")
         .append("Only ratios of the same run count: runs differ by up to 2x on this machine.\n\n");
     md.append("## Machine\n\n");
     machine.forEach(m -> md.append("- ").append(m).append('\n'));
@@ -422,7 +409,9 @@ public final class BenchMain {
         .append("10% of each other and their mean within 10% of the three before (at most w6WarmCapMs): each ")
         .append("system is measured once its servers' JIT has settled, and the warm-up's length is reported; its ")
         .append("writers then pause. Then the throughput of the ")
-        .append("measured rounds (the writers resume, run 2 s, are measured for w6MeasureMs / rounds, and pause), ")
+        .append("measured rounds (the writers resume, run 2 s, or before the first round until the rate settles ")
+        .append("again by the same rule in 2.5 s windows, at most 60 s, are measured for w6MeasureMs / rounds, and ")
+        .append("pause), ")
         .append("during which every member is asked for its role every 250 ms (each leader ")
         .append("change counts as spurious: nothing is injected); then trials of `kill -9` of the leader, timed ")
         .append("from the kill to the end of the first successful write issued after the process was gone (any ")

@@ -58,8 +58,9 @@ final class EnsembleWorkload implements AutoCloseable {
   /**
    * Before the first round, which comes after minutes of idleness for all but the last system warmed up, the
    * writers run until the rate settles again (windows of this length, the warm-up's plateau rule), at most
-   * {@link #RESETTLE_CAP_MS} (or the warm-up's cap, if less). With a fixed 2 s, Corral's first round did 1,091 setData/s and its next three
-   * 1,790-1,854 (2026-11-26); with 10 s, 1,200, then 1,648, 1,888, 1,959, 2,067.
+   * {@link #RESETTLE_CAP_MS} (or the warm-up's cap, if less). With a fixed 2 s, Corral's first round did
+   * 1,091 setData/s and its next three 1,790-1,854 (2026-11-26); with 10 s, 1,200, then 1,648, 1,888, 1,959,
+   * 2,067.
    */
   static final long RESETTLE_WINDOW_MS = 2500;
   static final long RESETTLE_CAP_MS = 60_000;

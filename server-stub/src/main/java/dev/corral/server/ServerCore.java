@@ -30,6 +30,7 @@ import dev.corral.server.watch.WatchKind;
 import dev.corral.server.watch.WatchManager;
 import java.security.MessageDigest;
 import java.time.Clock;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -146,10 +147,10 @@ public final class ServerCore implements ReplicatedState {
    * a re-attached session's FIRST watches are checked against the tree.
    */
   private void fireTurns(List<WatchEvent> events) {
-    Map<String, Long> parents = new java.util.LinkedHashMap<>();
+    Map<String, Long> parents = new LinkedHashMap<>();
     for (WatchEvent event : events) {
       String path = event.getPath();
-      if (event.getType() == EventType.NODE_DELETED && SequentialNames.sequenceOf(path) >= 0) {
+      if (event.getType() == EventType.NODE_DELETED && SequentialNames.sequenceOf(Paths.name(path)) >= 0) {
         String parent = Paths.parent(path);
         if (watches.firstWatchesOnChildrenOf(parent)) {
           parents.put(parent, event.getZxid());

@@ -7,12 +7,11 @@ import dev.corral.proto.internal.Txn;
 import java.util.EnumSet;
 import java.util.concurrent.Executor;
 import java.util.List;
-import java.util.Set;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.apache.ratis.grpc.server.GrpcServices;
-import org.apache.ratis.proto.grpc.RaftServerProtocolServiceGrpc;
 import org.apache.ratis.thirdparty.io.grpc.Metadata;
+import org.apache.ratis.thirdparty.io.grpc.MethodDescriptor;
 import org.apache.ratis.thirdparty.io.grpc.ServerCall;
 import org.apache.ratis.thirdparty.io.grpc.ServerCallExecutorSupplier;
 import org.apache.ratis.thirdparty.io.grpc.ServerServiceDefinition;
@@ -32,10 +31,6 @@ import org.slf4j.LoggerFactory;
 final class ForwardingService {
   private static final Logger LOG = LoggerFactory.getLogger(ForwardingService.class);
 
-  /** The calls of the peer port's server handled on the transport thread that read them. */
-  private static final Set<String> ON_TRANSPORT_THREAD = Set.of(ForwardingCall.METHOD.getFullMethodName(),
-      RaftServerProtocolServiceGrpc.getAppendEntriesMethod().getFullMethodName());
-
   private final GroupCommitProposer proposer;
   private final Consumer<List<Long>> heardFrom;
   private final BooleanSupplier leading;
@@ -50,13 +45,9 @@ final class ForwardingService {
   }
 
   /**
-   * Adds the service to the builder of the peer port's server. It runs on the
-   * transport threads, and so does Ratis's AppendEntries: a follower appends
-   * the entries on the thread that read them (RatisProperties turns off
-   * Ratis's hand-off to the common pool), which only queues them for the log's
-   * writer; handed to the gRPC executor first, every AppendEntries woke one of
-   * its threads (W6: 14,000 switches in 30 s at each follower, under 2,000
-   * without). Ratis's other calls (votes, snapshots, reads) keep the executor.
+   * Adds the service to the builder of the peer port's server, handled on its
+   * transport threads. The server has one executor supplier, so it also
+   * places Ratis's calls, as {@link RatisProperties#runsOnTransportThread} says.
    */
   NettyServerBuilder customize(NettyServerBuilder builder, EnumSet<GrpcServices.Type> types) {
     if (!types.contains(GrpcServices.Type.SERVER)) {
@@ -69,7 +60,9 @@ final class ForwardingService {
         .callExecutor(new ServerCallExecutorSupplier() {
           @Override
           public <ReqT, RespT> Executor getExecutor(ServerCall<ReqT, RespT> call, Metadata metadata) {
-            return ON_TRANSPORT_THREAD.contains(call.getMethodDescriptor().getFullMethodName()) ? Runnable::run : null;
+            MethodDescriptor<ReqT, RespT> method = call.getMethodDescriptor();
+            return method == ForwardingCall.METHOD || RatisProperties.runsOnTransportThread(method)
+                ? Runnable::run : null;
           }
         });
   }

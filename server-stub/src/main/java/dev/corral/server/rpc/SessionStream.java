@@ -360,8 +360,7 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
    */
   private void enqueueAddWatch(Request request) {
     List<WatchEvent> atOnce = new ArrayList<>(1);
-    enqueue(new Slot(request.getXid(), CompletableFuture.completedFuture(null), () -> addWatch(request, atOnce),
-        () -> atOnce.forEach(this::event)));
+    enqueue(Slot.local(request.getXid(), () -> addWatch(request, atOnce), () -> atOnce.forEach(this::event)));
   }
 
   private Response addWatch(Request request, List<WatchEvent> atOnce) {

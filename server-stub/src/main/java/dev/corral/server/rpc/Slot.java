@@ -11,7 +11,12 @@ import java.util.function.Supplier;
  */
 record Slot(long xid, CompletableFuture<?> gate, Supplier<Response> answer, Runnable afterSend) {
   static Slot local(long xid, Supplier<Response> answer) {
-    return new Slot(xid, CompletableFuture.completedFuture(null), answer, () -> { });
+    return local(xid, answer, () -> { });
+  }
+
+  /** A local answer, and {@code afterSend} run once it is sent. */
+  static Slot local(long xid, Supplier<Response> answer, Runnable afterSend) {
+    return new Slot(xid, CompletableFuture.completedFuture(null), answer, afterSend);
   }
 
   boolean ready() {

@@ -100,10 +100,13 @@ public final class DataTree {
    */
   public Optional<String> firstInSequence(String parent) {
     String first = null;
+    String firstName = null;
     for (String child : state.childPaths(parent)) {
-      if (SequentialNames.sequenceOf(child) >= 0
-          && (first == null || SequentialNames.BY_SEQUENCE.compare(Paths.name(child), Paths.name(first)) < 0)) {
+      String name = Paths.name(child);
+      if (SequentialNames.sequenceOf(name) >= 0
+          && (first == null || SequentialNames.BY_SEQUENCE.compare(name, firstName) < 0)) {
         first = child;
+        firstName = name;
       }
     }
     return Optional.ofNullable(first);
