@@ -53,7 +53,7 @@ public final class WatchManager {
     // the paths below the parent sort between its prefix and the prefix with '/' raised to '0'
     String end = prefix.substring(0, prefix.length() - 1) + '0';
     for (String path : firstWatches.subMap(prefix, end).keySet()) {
-      if (path.indexOf('/', prefix.length()) < 0) {
+      if (parent.equals(parentOf(path))) {
         return true;
       }
     }
