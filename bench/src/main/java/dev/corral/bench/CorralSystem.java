@@ -9,6 +9,7 @@ import dev.corral.proto.v1.AdminGrpc;
 import dev.corral.proto.v1.MemberStatus;
 import dev.corral.proto.v1.StatusRequest;
 import dev.corral.recipes.lock.InterProcessMutex;
+import dev.corral.server.LoopbackPorts;
 import dev.corral.server.Main;
 import dev.corral.server.ServerConfig;
 import io.grpc.ManagedChannel;
@@ -127,7 +128,7 @@ public final class CorralSystem implements BenchSystem {
   @Override
   public ServerHandle start(Path dir) throws Exception {
     Files.createDirectories(dir);
-    int port = Ports.free();
+    int port = LoopbackPorts.free();
     List<String> command = java();
     command.addAll(List.of("--host", "127.0.0.1", "--port", Integer.toString(port),
         "--data-dir", dir.resolve("data").toString(), "--tick", "1s"));
@@ -147,7 +148,7 @@ public final class CorralSystem implements BenchSystem {
   @Override
   public Ensemble startEnsemble(Path dir) throws Exception {
     int size = 3;
-    List<Integer> ports = Ports.free(2 * size); // client, peer
+    List<Integer> ports = LoopbackPorts.free(2 * size); // client, peer
     StringBuilder servers = new StringBuilder();
     for (int i = 0; i < size; i++) {
       servers.append("server.").append(i + 1).append("=127.0.0.1:").append(ports.get(i)).append(':')

@@ -1,5 +1,6 @@
 package dev.corral.bench;
 
+import dev.corral.server.LoopbackPorts;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.TxnResponse;
@@ -90,8 +91,9 @@ public final class EtcdSystem implements BenchSystem {
   @Override
   public ServerHandle start(Path dir) throws Exception {
     Files.createDirectories(dir);
-    int port = Ports.free();
-    int peer = Ports.free();
+    List<Integer> pair = LoopbackPorts.free(2); // distinct
+    int port = pair.get(0);
+    int peer = pair.get(1);
     String client = "http://127.0.0.1:" + port;
     String peerUrl = "http://127.0.0.1:" + peer;
     List<String> command = List.of(binary.toString(), "--name", "bench", "--data-dir", dir.resolve("data").toString(),
@@ -119,7 +121,7 @@ public final class EtcdSystem implements BenchSystem {
   @Override
   public Ensemble startEnsemble(Path dir) throws Exception {
     int size = 3;
-    List<Integer> ports = Ports.free(2 * size); // client, peer
+    List<Integer> ports = LoopbackPorts.free(2 * size); // client, peer
     List<String> cluster = new ArrayList<>();
     for (int i = 0; i < size; i++) {
       cluster.add("m" + (i + 1) + "=http://127.0.0.1:" + ports.get(size + i));

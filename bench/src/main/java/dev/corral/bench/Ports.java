@@ -1,52 +1,17 @@
 package dev.corral.bench;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-/** Free loopback ports, waiting for a server to listen, log tails. */
+/** Waiting for a server to listen, log tails (its ports come from {@code LoopbackPorts}). */
 public final class Ports {
   private Ports() {}
-
-  /** A port that was free a moment ago on 127.0.0.1. */
-  public static int free() {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      socket.setReuseAddress(true);
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  /** {@code count} distinct ports that were free a moment ago on 127.0.0.1 (each held until all are found). */
-  public static List<Integer> free(int count) {
-    List<ServerSocket> sockets = new java.util.ArrayList<>();
-    try {
-      for (int i = 0; i < count; i++) {
-        ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        socket.setReuseAddress(true);
-        sockets.add(socket);
-      }
-      return sockets.stream().map(ServerSocket::getLocalPort).toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    } finally {
-      for (ServerSocket socket : sockets) {
-        try {
-          socket.close();
-        } catch (IOException ignored) {
-          // only probed
-        }
-      }
-    }
-  }
 
   /** Waits until 127.0.0.1:port accepts connections, the process dies, or {@code timeoutMs} passes. */
   public static void awaitListening(Process process, int port, long timeoutMs, Path log, String what) throws Exception {

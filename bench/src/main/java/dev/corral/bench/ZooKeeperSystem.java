@@ -1,5 +1,6 @@
 package dev.corral.bench;
 
+import dev.corral.server.LoopbackPorts;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -55,7 +56,7 @@ public final class ZooKeeperSystem implements BenchSystem {
   @Override
   public ServerHandle start(Path dir) throws Exception {
     Files.createDirectories(dir.resolve("data"));
-    int port = Ports.free();
+    int port = LoopbackPorts.free();
     Path cfg = dir.resolve("zoo.cfg");
     Files.writeString(cfg, String.join("\n",
         "tickTime=1000",
@@ -91,7 +92,7 @@ public final class ZooKeeperSystem implements BenchSystem {
   @Override
   public Ensemble startEnsemble(Path dir) throws Exception {
     int size = 3;
-    List<Integer> ports = Ports.free(3 * size); // client, quorum, election
+    List<Integer> ports = LoopbackPorts.free(3 * size); // client, quorum, election
     StringBuilder servers = new StringBuilder();
     for (int i = 0; i < size; i++) {
       servers.append("server.").append(i + 1).append("=127.0.0.1:").append(ports.get(size + i)).append(':')

@@ -31,7 +31,7 @@ class CrashDurabilityTest {
   @Test
   void everyAcknowledgedWriteSurvivesKillNineWithItsZxid() throws Exception {
     Path dataDir = dir.resolve("data");
-    int port = ServerProcess.freePort();
+    int port = LoopbackPorts.free();
     Map<String, Acked> acked = new LinkedHashMap<>();
 
     // a snapshot every 100 entries: the restart loads the latest one and replays the log after it
@@ -86,7 +86,7 @@ class CrashDurabilityTest {
   @Test
   void cleanShutdownTakesASnapshotAndRestartKeepsTheTree() throws Exception {
     Path dataDir = dir.resolve("clean");
-    int port = ServerProcess.freePort();
+    int port = LoopbackPorts.free();
     long zxid;
     try (ServerProcess server = ServerProcess.start(port, dataDir)) {
       ManagedChannel channel = server.channel();

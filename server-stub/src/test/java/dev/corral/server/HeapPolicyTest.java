@@ -29,7 +29,7 @@ class HeapPolicyTest {
 
   @Test
   void theServerProcessKeepsAFlagGivenOnTheJavaCommandLine(@TempDir Path dir) throws Exception {
-    try (ServerProcess server = ServerProcess.start(List.of("-XX:MaxHeapFreeRatio=50"), ServerProcess.freePort(),
+    try (ServerProcess server = ServerProcess.start(List.of("-XX:MaxHeapFreeRatio=50"), LoopbackPorts.free(),
         dir.resolve("data"))) {
       List<String> flags = nonDefaultFlags(server.pid());
 

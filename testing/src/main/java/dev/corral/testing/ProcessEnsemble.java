@@ -4,6 +4,7 @@ import dev.corral.proto.v1.AdminGrpc;
 import dev.corral.proto.v1.MemberStatus;
 import dev.corral.proto.v1.Role;
 import dev.corral.proto.v1.StatusRequest;
+import dev.corral.server.LoopbackPorts;
 import dev.corral.server.Main;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
@@ -488,7 +489,7 @@ public final class ProcessEnsemble implements AutoCloseable {
       Path directory = owned ? TestingResources.newTempDir() : this.directory;
       Settings settings = new Settings(jvmOptions == null ? List.of() : jvmOptions,
           readyTimeout == null ? Duration.ofSeconds(60) : readyTimeout);
-      List<Integer> ports = TestingResources.freePorts(2 * size);
+      List<Integer> ports = LoopbackPorts.free(2 * size);
       StringBuilder servers = new StringBuilder();
       for (int i = 0; i < size; i++) {
         servers.append("server.").append(i + 1).append("=127.0.0.1:").append(ports.get(i)).append(':')

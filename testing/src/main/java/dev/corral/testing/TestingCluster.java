@@ -4,6 +4,7 @@ import dev.corral.proto.v1.MemberStatus;
 import dev.corral.proto.v1.Role;
 import dev.corral.server.CorralServer;
 import dev.corral.server.EnsembleMember;
+import dev.corral.server.LoopbackPorts;
 import dev.corral.server.ServerConfig;
 import dev.corral.server.rpc.AdminService;
 import java.nio.file.Path;
@@ -75,7 +76,7 @@ public final class TestingCluster implements AutoCloseable {
     }
     this.tick = tick;
     this.snapshotEvery = snapshotEvery;
-    List<Integer> ports = TestingResources.freePorts(2 * size); // distinct: two members never share a port
+    List<Integer> ports = LoopbackPorts.free(2 * size); // distinct: two members never share a port
     this.members = IntStream.rangeClosed(1, size)
         .mapToObj(i -> new EnsembleMember(String.valueOf(i), "127.0.0.1", ports.get(2 * i - 2), ports.get(2 * i - 1)))
         .toList();

@@ -2,17 +2,13 @@ package dev.corral.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.util.ArrayList;
-import java.util.List;
 
-/** Free loopback ports and temporary directories for testing servers. */
+/** Temporary directories for testing servers (their ports come from {@code LoopbackPorts}). */
 final class TestingResources {
   private TestingResources() {}
 
@@ -21,28 +17,6 @@ final class TestingResources {
       return Files.createTempDirectory("corral-test-");
     } catch (IOException e) {
       throw new UncheckedIOException("could not create a temporary data directory", e);
-    }
-  }
-
-  /** Free loopback ports, all distinct: every socket is held until all are found. */
-  static List<Integer> freePorts(int count) {
-    List<ServerSocket> sockets = new ArrayList<>();
-    try {
-      for (int i = 0; i < count; i++) {
-        ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        sockets.add(socket);
-      }
-      return sockets.stream().map(ServerSocket::getLocalPort).toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException("could not find " + count + " free ports", e);
-    } finally {
-      for (ServerSocket socket : sockets) {
-        try {
-          socket.close();
-        } catch (IOException ignored) {
-          // a port we only probed
-        }
-      }
     }
   }
 
