@@ -184,11 +184,11 @@ public final class LeaderLatch implements AutoCloseable {
       if (wasLeader && mode == CloseMode.NOTIFY_LEADER) {
         tellListeners(false);
       }
+      leaveQueue(); // first: the next latch's wait ends with this delete, and nothing else needs doing before it
       String node = watched;
       if (node != null) {
         forgetWatch(node);
       }
-      leaveQueue();
     } else {
       loop.shutdownNow(); // never started: it has no thread, but is done with
     }
