@@ -20,16 +20,17 @@ import java.util.concurrent.ThreadLocalRandom;
  * outgoing connections (Linux: 32768-60999). Such a port, once the probe that
  * found it is closed, or while its server is down between a stop and a
  * restart, may be given to any outgoing connection on the machine (members
- * dialling each other, clients reconnecting), and the server's bind then fails
- * with "Address already in use"; Ratis answers that with {@code System.exit},
- * ending the test's JVM. So the ports here are drawn at random from below that
- * range, where no outgoing connection gets one, and each is probed by binding
- * it; the probes of one call are held until all are found, so the ports are
- * distinct.
+ * dialling each other; a client redialling the stopped server may even get
+ * the very port it dials and connect to itself), and the server's bind then
+ * fails with "Address already in use"; Ratis answers that with
+ * {@code System.exit}, ending the test's JVM. So the ports here are drawn at
+ * random from below that range, where no outgoing connection gets one, and
+ * each is probed by binding it; the probes of one call are held until all are
+ * found, so the ports are distinct.
  */
 public final class LoopbackPorts {
   /** The lowest port handed out: above those of common local services. */
-  static final int LOWEST = 20_000;
+  public static final int LOWEST = 20_000;
   /** Where outgoing connections' ports start if the kernel does not say (Linux's default). */
   static final int DEFAULT_EPHEMERAL_START = 32_768;
   private static final int ATTEMPTS_PER_PORT = 200;
@@ -86,7 +87,7 @@ public final class LoopbackPorts {
    * Linux's {@code ip_local_port_range}; {@value #DEFAULT_EPHEMERAL_START} where
    * that cannot be read (other systems' ranges start higher still).
    */
-  static int ephemeralStart() {
+  public static int ephemeralStart() {
     try {
       // readAllLines: Files.readString read only the first byte of this procfs file (JDK 17)
       List<String> lines = Files.readAllLines(Path.of("/proc/sys/net/ipv4/ip_local_port_range"));

@@ -1,7 +1,9 @@
 package dev.corral.testing;
 
 import dev.corral.server.CorralServer;
+import dev.corral.server.LoopbackPorts;
 import dev.corral.server.ServerConfig;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -24,8 +26,9 @@ import java.time.Duration;
 public final class TestingServer implements AutoCloseable {
   /** The default session tick of a testing server. */
   public static final Duration DEFAULT_TICK = Duration.ofSeconds(1);
+  private static final int FREE_PORT_ATTEMPTS = 5;
 
-  /** 0 until a start with no port asked for bound a free one; kept for restarts. */
+  /** 0 until a start with no port asked for found a free one; kept for restarts. */
   private volatile int port;
   private final Path dataDir;
   private final Duration tick;
@@ -86,13 +89,36 @@ public final class TestingServer implements AutoCloseable {
     if (server != null) {
       throw new IllegalStateException("the testing server is already running");
     }
-    // port 0 has the transport bind a free one: no window in which another process can take a port we chose
-    server = CorralServer.start(ServerConfig.builder()
-        .port(port)
+    server = port != 0 ? startOn(port) : startOnAFreePort();
+    port = server.port();
+  }
+
+  private CorralServer startOn(int chosen) {
+    return CorralServer.start(ServerConfig.builder()
+        .port(chosen)
         .dataDir(dataDir)
         .tick(tick)
         .build());
-    port = server.port();
+  }
+
+  /**
+   * On a port of {@link LoopbackPorts}, not one the kernel picks for port 0:
+   * those come from the range of outgoing connections' ports, where, while the
+   * server is stopped for a restart, a reconnecting client's socket may be
+   * given the very port it dials and connect to itself, and the restart then
+   * finds the port taken. A port taken between its probe and the bind is
+   * replaced by another.
+   */
+  private CorralServer startOnAFreePort() {
+    UncheckedIOException failure = null;
+    for (int attempt = 0; attempt < FREE_PORT_ATTEMPTS; attempt++) {
+      try {
+        return startOn(LoopbackPorts.free());
+      } catch (UncheckedIOException taken) {
+        failure = taken;
+      }
+    }
+    throw failure;
   }
 
   /** Stops the server cleanly; its data and port are kept for {@link #restart()}. */
