@@ -23,7 +23,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * dialling each other; a client redialling the stopped server may even get
  * the very port it dials and connect to itself), and the server's bind then
  * fails with "Address already in use"; Ratis answers that with
- * {@code System.exit}, ending the test's JVM. So the ports here are drawn at
+ * {@code System.exit}, ending the test's JVM (unless
+ * {@code RaftReplicator.keepTheJvmOnFatalErrors()} was called). So the ports here are drawn at
  * random from below that range, where no outgoing connection gets one, and
  * each is probed by binding it; the probes of one call are held until all are
  * found, so the ports are distinct.

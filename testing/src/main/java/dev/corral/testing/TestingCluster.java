@@ -6,6 +6,7 @@ import dev.corral.server.CorralServer;
 import dev.corral.server.EnsembleMember;
 import dev.corral.server.LoopbackPorts;
 import dev.corral.server.ServerConfig;
+import dev.corral.server.replication.RaftReplicator;
 import dev.corral.server.rpc.AdminService;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,6 +35,12 @@ import java.util.stream.IntStream;
  * stops a member as a crash would (no snapshot, streams cut);
  * {@link #restartServer(int)} starts it again on the same ports with the same
  * data, and it catches up from the leader.
+ *
+ * <p>A fatal error of Raft's (Apache Ratis) inside a member, such as a peer
+ * port that another process took, throws in the failing thread (the
+ * constructor, or {@code restartServer}, fails) instead of ending your test
+ * JVM with {@code System.exit}, which is what a server process does. This
+ * holds for the whole JVM from the first cluster on.
  */
 public final class TestingCluster implements AutoCloseable {
   /** How long to wait for a leader to be elected. */
@@ -76,6 +83,7 @@ public final class TestingCluster implements AutoCloseable {
     }
     this.tick = tick;
     this.snapshotEvery = snapshotEvery;
+    RaftReplicator.keepTheJvmOnFatalErrors();
     List<Integer> ports = LoopbackPorts.free(2 * size); // distinct: two members never share a port
     this.members = IntStream.rangeClosed(1, size)
         .mapToObj(i -> new EnsembleMember(String.valueOf(i), "127.0.0.1", ports.get(2 * i - 2), ports.get(2 * i - 1)))

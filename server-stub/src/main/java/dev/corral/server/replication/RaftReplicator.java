@@ -48,6 +48,7 @@ import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.ExitUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -215,6 +216,19 @@ public final class RaftReplicator implements Replicator {
   private RaftPeerId leaderNow() {
     RaftServer.Division d = division;
     return d == null ? null : d.getInfo().getLeaderId();
+  }
+
+  /**
+   * Has Ratis's fatal errors in this JVM (a peer port it cannot bind, its
+   * state machine updater failing) throw in the failing thread instead of
+   * ending the process with {@code System.exit}: for members started inside a
+   * test's JVM ({@code TestingCluster}, the server's own tests), where a port
+   * taken by another process must fail the test, not end the JVM under every
+   * other test. JVM-wide and for good. A server process keeps Ratis's
+   * default: a member in that state is better ended and restarted.
+   */
+  public static void keepTheJvmOnFatalErrors() {
+    ExitUtils.disableSystemExit();
   }
 
   /** A replicator for {@code state}, not yet started. */

@@ -18,8 +18,13 @@ final class LocalMembers {
 
   private LocalMembers() {}
 
-  /** Members with these ids, each on its own loopback port (see {@link LoopbackPorts} for which and why). */
+  /**
+   * Members with these ids, each on its own loopback port (see {@link LoopbackPorts} for which and why); a fatal
+   * Ratis error of theirs fails the test instead of ending the test JVM
+   * ({@link RaftReplicator#keepTheJvmOnFatalErrors}).
+   */
   static List<RaftMember> onFreePorts(String... ids) {
+    RaftReplicator.keepTheJvmOnFatalErrors();
     List<Integer> ports = LoopbackPorts.free(ids.length);
     List<RaftMember> members = new ArrayList<>();
     for (int i = 0; i < ids.length; i++) {
