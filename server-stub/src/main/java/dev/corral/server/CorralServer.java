@@ -12,6 +12,7 @@ import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
 import java.util.concurrent.Executors;
@@ -86,7 +87,11 @@ public final class CorralServer implements AutoCloseable {
           .start();
     } catch (IOException e) {
       replicator.close();
-      throw new UncheckedIOException("could not listen on " + config.host() + ":" + config.port(), e);
+      // the transport fails to start only when it cannot bind: say so by type, for callers that pick another port
+      String where = "could not listen on " + config.host() + ":" + config.port();
+      BindException taken = new BindException(where + ": " + e.getMessage());
+      taken.initCause(e);
+      throw new UncheckedIOException(where, taken);
     }
     ScheduledExecutorService duties = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "corral-duties");

@@ -4,6 +4,7 @@ import dev.corral.server.CorralServer;
 import dev.corral.server.LoopbackPorts;
 import dev.corral.server.ServerConfig;
 import java.io.UncheckedIOException;
+import java.net.BindException;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -54,7 +55,14 @@ public final class TestingServer implements AutoCloseable {
     this.tick = tick;
     this.dataDir = dataDir;
     this.ownsDataDir = ownsDataDir;
-    start();
+    try {
+      start();
+    } catch (RuntimeException e) {
+      if (ownsDataDir) {
+        TestingResources.deleteRecursively(dataDir); // no one can close a server that did not start
+      }
+      throw e;
+    }
   }
 
   /** {@code 127.0.0.1:port}, for a client's connect string. */
@@ -107,18 +115,21 @@ public final class TestingServer implements AutoCloseable {
    * server is stopped for a restart, a reconnecting client's socket may be
    * given the very port it dials and connect to itself, and the restart then
    * finds the port taken. A port taken between its probe and the bind is
-   * replaced by another.
+   * replaced by another; any other failure is thrown at once.
    */
   private CorralServer startOnAFreePort() {
-    UncheckedIOException failure = null;
+    UncheckedIOException taken = null;
     for (int attempt = 0; attempt < FREE_PORT_ATTEMPTS; attempt++) {
       try {
         return startOn(LoopbackPorts.free());
-      } catch (UncheckedIOException taken) {
-        failure = taken;
+      } catch (UncheckedIOException e) {
+        if (!(e.getCause() instanceof BindException)) {
+          throw e;
+        }
+        taken = e;
       }
     }
-    throw failure;
+    throw taken;
   }
 
   /** Stops the server cleanly; its data and port are kept for {@link #restart()}. */

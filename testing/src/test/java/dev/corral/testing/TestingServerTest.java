@@ -2,12 +2,17 @@ package dev.corral.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.server.LoopbackPorts;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import org.junit.jupiter.api.Test;
 
@@ -27,6 +32,17 @@ class TestingServerTest {
       try (Socket socket = new Socket()) {
         socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 10_000);
       }
+    }
+  }
+
+  @Test
+  void aServerOnAPortAnotherListenerHoldsFailsWithABindExceptionNamingThePort() throws IOException {
+    int port = LoopbackPorts.free();
+    try (ServerSocket holder = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+      UncheckedIOException failure = assertThrows(UncheckedIOException.class,
+          () -> new TestingServer(port, TestingServer.DEFAULT_TICK));
+      assertInstanceOf(BindException.class, failure.getCause());
+      assertTrue(failure.getMessage().contains("127.0.0.1:" + port), failure.getMessage());
     }
   }
 }

@@ -28,16 +28,14 @@ class TakenPortTest {
 
   @Test
   void aMemberWhosePortIsTakenFailsToStartAndTheJvmGoesOn() throws Exception {
-    RaftReplicator.keepTheJvmOnFatalErrors();
-    List<RaftMember> members = LocalMembers.onFreePorts("1", "2", "3");
-    try (ServerSocket taken = new ServerSocket(members.get(0).port(), 50, InetAddress.getLoopbackAddress())) {
-      RaftReplicator member = RaftReplicator.create(ReplicationConfig.builder()
-          .dataDir(Files.createDirectory(dataDirs.resolve("1")))
-          .members("1", members)
-          .build(), new RecordingState());
+    List<RaftMember> members = LocalMembers.onFreePorts("1", "2", "3"); // turns keepTheJvmOnFatalErrors on
+    try (ServerSocket taken = new ServerSocket(members.get(0).port(), 50, InetAddress.getLoopbackAddress());
+        RaftReplicator member = RaftReplicator.create(ReplicationConfig.builder()
+            .dataDir(Files.createDirectory(dataDirs.resolve("1")))
+            .members("1", members)
+            .build(), new RecordingState())) {
       RuntimeException failure = assertThrows(RuntimeException.class, member::start);
       assertTrue(ExitUtils.isTerminated(), "Ratis reported its fatal error: " + failure);
-      member.close();
     }
   }
 }
