@@ -398,7 +398,9 @@ public final class BenchMain {
     md.append("\n## Sizes\n\n- ").append(o.params()).append('\n');
     md.append("- W1-W3, W5 and MEM clients use a 10 s session timeout; W4 a 2 s one. W1: each client works on its own ")
         .append("nodes (create, then getData, setData, delete of them), synchronously; values 1 KiB; before measuring, ")
-        .append("warm-up rounds of a third of the ops (1, then 8 clients) repeat for w1WarmMs. W3: 16 sessions, ")
+        .append("warm-up rounds of a third of the ops (1, then 8 clients) repeat for w1WarmMs. W2: one session's cycles, after a ")
+        .append("warm-up of at least w2WarmMs that goes on in windows of min(2.5 s, w2WarmMs) until the cycles/s settle by W6's rule ")
+        .append("below (at most w2WarmCapMs), its length reported. W3: 16 sessions, ")
         .append("one thread each, a read-modify-write of a shared counter under the lock; violations = overlapping ")
         .append("holders + lost updates. W5: a second session re-arms a data watch, then the first sets the data. ")
         .append("MEM: a fresh server; 100 bytes per node in 100 parents; RSS read from /proc/PID/status after a 2 s ")

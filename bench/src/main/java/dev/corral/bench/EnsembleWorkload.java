@@ -52,7 +52,6 @@ final class EnsembleWorkload implements AutoCloseable {
   static final String STABILITY = "W6 stability, 3 servers";
   static final String WARM_UP = "W6 warm-up of a fresh ensemble";
   static final String WARM_UP_SECONDS = "s until setData/s settled";
-  static final int PLATEAU_WINDOWS = 3;
   /** How long the writers run in a round, once resumed, before it is measured. */
   static final long SETTLE_MS = 2000;
   /**
@@ -427,7 +426,7 @@ final class EnsembleWorkload implements AutoCloseable {
 
   /**
    * Lets the writers run for at least {@code w6WarmMs}, then on in windows until the throughput is on a
-   * plateau ({@link #onPlateau}), up to {@code w6WarmCapMs}: every system is measured once its servers'
+   * plateau ({@link Plateau}), up to {@code w6WarmCapMs}: every system is measured once its servers'
    * JIT has settled, and the time that took is reported.
    */
   private void warmUp() throws InterruptedException {
@@ -450,7 +449,7 @@ final class EnsembleWorkload implements AutoCloseable {
     }
   }
 
-  /** Lets the writers run in windows of {@code windowMs} for at least {@code minMs}, then until {@link #onPlateau}. */
+  /** Lets the writers run in windows of {@code windowMs} for at least {@code minMs}, then until {@link Plateau}. */
   private Settling runUntilSettled(long windowMs, long minMs, long capMs) throws InterruptedException {
     long start = System.nanoTime();
     List<Double> rates = new ArrayList<>();
@@ -460,41 +459,11 @@ final class EnsembleWorkload implements AutoCloseable {
       Thread.sleep(windowMs);
       rates.add((writers.succeeded.sum() - before) / ((System.nanoTime() - t0) / 1e9));
       long elapsedMs = (System.nanoTime() - start) / 1_000_000;
-      boolean settled = onPlateau(rates);
+      boolean settled = Plateau.reached(rates);
       if (elapsedMs >= capMs || (elapsedMs >= minMs && settled)) {
         return new Settling(elapsedMs, windowMs, rates, settled);
       }
     }
-  }
-
-  /**
-   * Whether the last {@value #PLATEAU_WINDOWS} rates lie within 10% of each other and, once there are
-   * twice as many, their mean lies within 10% of the mean of the {@value #PLATEAU_WINDOWS} before them.
-   * The first alone ended warm-ups on a dip while still climbing: Corral's at 635, 764, 729 setData/s
-   * (35 s; then 1,767/s measured), and at 1,721, 1,183, 1,082, 1,111 (120 s; 1,710/s measured, 1,800-2,000
-   * a minute later). Comparing a window with the one or two before it had ended them sooner still.
-   */
-  static boolean onPlateau(List<Double> rates) {
-    int n = rates.size();
-    if (n < PLATEAU_WINDOWS || !withinTenPercent(rates.subList(n - PLATEAU_WINDOWS, n))) {
-      return false;
-    }
-    if (n < 2 * PLATEAU_WINDOWS) {
-      return true;
-    }
-    double last = mean(rates.subList(n - PLATEAU_WINDOWS, n));
-    double before = mean(rates.subList(n - 2 * PLATEAU_WINDOWS, n - PLATEAU_WINDOWS));
-    return withinTenPercent(List.of(last, before));
-  }
-
-  private static boolean withinTenPercent(List<Double> rates) {
-    double min = rates.stream().mapToDouble(Double::doubleValue).min().orElseThrow();
-    double max = rates.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
-    return max <= min * 1.1;
-  }
-
-  private static double mean(List<Double> rates) {
-    return rates.stream().mapToDouble(Double::doubleValue).average().orElseThrow();
   }
 
   private static String describe(List<LeaderWatch.Leader> leaders, long origin) {
