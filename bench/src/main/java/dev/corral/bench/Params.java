@@ -21,7 +21,9 @@ package dev.corral.bench;
  *     {@code min(2.5 s, w2WarmMs)} until the cycles/s are on a {@link Plateau}, up to {@code w2WarmCapMs} (500
  *     cycles, half a second, left the lock recipes of both systems cold: Corral's ran at 1,940 cycles/s over
  *     its first 3,000 and 2,200-2,500 after 6,000; after a fixed 10 s on a fresh server, 2,468 cycles, its five
- *     measured rounds ran at 364, 576, 783, 763 and 847 cycles/s, ZooKeeper's at 389-547, on 2026-11-26)
+ *     measured rounds ran at 364, 576, 783, 763 and 847 cycles/s, ZooKeeper's at 389-547, on 2026-11-26. At
+ *     least 30 s: with 10 s, ZooKeeper's windows after W1 ran 399, 462, 440, 480 and counted as settled; with
+ *     30 s, the same day, its windows held 517-574 for 15 s, then rose to 681-733 and settled there)
  * @param w2WarmCapMs W2 most warm-up time
  * @param w2Cycles W2 measured cycles
  * @param w3WarmMs W3 warm-up time
@@ -47,7 +49,7 @@ public record Params(String name, int rounds, long w1WarmMs, int w1Ops1, int w1O
 
   /** The full run. */
   public static Params full() {
-    return new Params("full", 5, 60_000, 5000, 5000, 30_000, 10_000, 90_000, 3000, 3000, 20_000, 5, 5, 300, 2000, 100_000,
+    return new Params("full", 5, 60_000, 5000, 5000, 30_000, 30_000, 90_000, 3000, 3000, 20_000, 5, 5, 300, 2000, 100_000,
         90_000, 180_000, 30_000, 5);
   }
 
