@@ -430,7 +430,7 @@ final class EnsembleWorkload implements AutoCloseable {
    * JIT has settled, and the time that took is reported.
    */
   private void warmUp() throws InterruptedException {
-    Settling warm = runUntilSettled(Math.min(5000, p.w6WarmMs()), p.w6WarmMs(), p.w6WarmCapMs());
+    Plateau.Settling warm = runUntilSettled(Math.min(5000, p.w6WarmMs()), p.w6WarmMs(), p.w6WarmCapMs());
     say("  warm-up %s", warm);
     table.put(WARM_UP, WARM_UP_SECONDS, Better.LOWER, sys, warm.elapsedMs() / 1e3);
     if (!warm.settled()) {
@@ -439,31 +439,14 @@ final class EnsembleWorkload implements AutoCloseable {
     }
   }
 
-  /** How a run until the rate settled went: its length, its windows' rates, and whether it settled. */
-  private record Settling(long elapsedMs, long windowMs, List<Double> rates, boolean settled) {
-    @Override
-    public String toString() {
-      return String.format(Locale.ROOT, "%.0f s%s, ops/s per %d ms window: %s", elapsedMs / 1e3,
-          settled ? "" : " (not settled)", windowMs,
-          rates.stream().map(r -> String.format(Locale.ROOT, "%.0f", r)).collect(Collectors.joining(" ")));
-    }
-  }
-
   /** Lets the writers run in windows of {@code windowMs} for at least {@code minMs}, then until {@link Plateau}. */
-  private Settling runUntilSettled(long windowMs, long minMs, long capMs) throws InterruptedException {
-    long start = System.nanoTime();
-    List<Double> rates = new ArrayList<>();
-    while (true) {
+  private Plateau.Settling runUntilSettled(long windowMs, long minMs, long capMs) throws InterruptedException {
+    return Plateau.runUntilSettled(windowMs, minMs, capMs, "ops/s", window -> {
       long before = writers.succeeded.sum();
       long t0 = System.nanoTime();
-      Thread.sleep(windowMs);
-      rates.add((writers.succeeded.sum() - before) / ((System.nanoTime() - t0) / 1e9));
-      long elapsedMs = (System.nanoTime() - start) / 1_000_000;
-      boolean settled = Plateau.reached(rates);
-      if (elapsedMs >= capMs || (elapsedMs >= minMs && settled)) {
-        return new Settling(elapsedMs, windowMs, rates, settled);
-      }
-    }
+      Thread.sleep(window);
+      return (writers.succeeded.sum() - before) / ((System.nanoTime() - t0) / 1e9);
+    });
   }
 
   private static String describe(List<LeaderWatch.Leader> leaders, long origin) {

@@ -1,16 +1,54 @@
 package dev.corral.bench;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
 
 /**
- * When a warm-up's rate has settled: the rule by which W2's and W6's
- * warm-ups end, so that every system is measured once its JIT has settled.
+ * When a warm-up's rate has settled, and the warm-up loop that runs until it
+ * has: the rule by which W2's and W6's warm-ups end, so that every system is
+ * measured once its JIT has settled.
  */
 final class Plateau {
   /** How many windows in a row must agree. */
   static final int WINDOWS = 3;
 
   private Plateau() {}
+
+  /** One window of a warm-up: runs for about {@code windowMs} and returns its rate, per second. */
+  @FunctionalInterface
+  interface Window<E extends Exception> {
+    double run(long windowMs) throws E;
+  }
+
+  /** How a run until the rate settled went: its length, its windows' rates, and whether it settled. */
+  record Settling(long elapsedMs, long windowMs, String unit, List<Double> rates, boolean settled) {
+    @Override
+    public String toString() {
+      return String.format(Locale.ROOT, "%.0f s%s, %s per %d ms window: %s", elapsedMs / 1e3,
+          settled ? "" : " (not settled)", unit, windowMs,
+          rates.stream().map(r -> String.format(Locale.ROOT, "%.0f", r)).collect(Collectors.joining(" ")));
+    }
+  }
+
+  /**
+   * Runs {@code window} in windows of {@code windowMs} for at least {@code minMs}, then until the rates
+   * have {@link #reached} a plateau, and at most {@code capMs}.
+   */
+  static <E extends Exception> Settling runUntilSettled(long windowMs, long minMs, long capMs, String unit,
+      Window<E> window) throws E {
+    long start = System.nanoTime();
+    List<Double> rates = new ArrayList<>();
+    while (true) {
+      rates.add(window.run(windowMs));
+      long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+      boolean settled = reached(rates);
+      if (elapsedMs >= capMs || (elapsedMs >= minMs && settled)) {
+        return new Settling(elapsedMs, windowMs, unit, rates, settled);
+      }
+    }
+  }
 
   /**
    * Whether the last {@value #WINDOWS} rates lie within 10% of each other and, once there are

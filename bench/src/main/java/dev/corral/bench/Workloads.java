@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -30,7 +29,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Collectors;
 
 /**
  * The workloads of issue 6, for one system against one running server. W1,
@@ -264,30 +262,22 @@ public final class Workloads {
     try (Client client = system.connect(server.connectString(), SESSION)) {
       client.ensurePath("/bench/w2");
       Mutex mutex = client.mutex("/bench/w2/lock");
-      long windowNanos = Math.min(2500, p.w2WarmMs()) * 1_000_000L;
-      long start = System.nanoTime();
-      List<Double> rates = new ArrayList<>();
-      boolean settled = false;
-      long elapsed = 0;
-      int warm = 0;
-      while (elapsed < p.w2WarmCapMs() * 1_000_000L && !(settled && elapsed >= p.w2WarmMs() * 1_000_000L)) {
-        long windowStart = System.nanoTime();
-        int cycles = 0;
-        while (System.nanoTime() - windowStart < windowNanos) {
-          mutex.acquire();
-          mutex.release();
-          cycles++;
-        }
-        rates.add(cycles / ((System.nanoTime() - windowStart) / 1e9));
-        warm += cycles;
-        settled = Plateau.reached(rates);
-        elapsed = System.nanoTime() - start;
-      }
-      say("W2 uncontended lock, %d warm-up cycles in %.0f s%s, cycles/s per %d ms window: %s", warm, elapsed / 1e9,
-          settled ? "" : " (not settled)", windowNanos / 1_000_000,
-          rates.stream().map(r -> String.format(Locale.ROOT, "%.0f", r)).collect(Collectors.joining(" ")));
-      table.put(W2_WARM_UP, W2_WARM_UP_SECONDS, Better.LOWER, sys, elapsed / 1e9);
-      if (!settled) {
+      AtomicLong cycles = new AtomicLong();
+      Plateau.Settling warm = Plateau.runUntilSettled(Math.min(2500, p.w2WarmMs()), p.w2WarmMs(), p.w2WarmCapMs(),
+          "cycles/s", windowMs -> {
+            long windowStart = System.nanoTime();
+            int n = 0;
+            while (System.nanoTime() - windowStart < windowMs * 1_000_000L) {
+              mutex.acquire();
+              mutex.release();
+              n++;
+            }
+            cycles.addAndGet(n);
+            return n / ((System.nanoTime() - windowStart) / 1e9);
+          });
+      say("W2 uncontended lock, %d warm-up cycles in %s", cycles.get(), warm);
+      table.put(W2_WARM_UP, W2_WARM_UP_SECONDS, Better.LOWER, sys, warm.elapsedMs() / 1e3);
+      if (!warm.settled()) {
         table.note(sys + ": W2 cycles/s had not settled when the warm-up cap of " + p.w2WarmCapMs() + " ms ended it");
       }
     }

@@ -1,8 +1,10 @@
 package dev.corral.bench;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.Iterator;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -36,5 +38,37 @@ class PlateauTest {
   @Test
   void fewerThanThreeWindowsAreNeverAPlateau() {
     assertFalse(Plateau.reached(List.of(5000.0, 5000.0)));
+  }
+
+  @Test
+  void aWarmUpRunsWindowsUntilTheRatesReachAPlateau() {
+    // three equal windows after six: not yet (the three before them were lower); after eight: settled
+    Iterator<Double> rates = List.of(100.0, 200.0, 300.0, 400.0, 400.0, 400.0, 400.0, 400.0, 400.0, 400.0).iterator();
+    Plateau.Settling settling = Plateau.runUntilSettled(10, 0, 60_000, "ops/s", windowMs -> rates.next());
+    assertTrue(settling.settled(), settling.toString());
+    assertEquals(List.of(100.0, 200.0, 300.0, 400.0, 400.0, 400.0, 400.0, 400.0), settling.rates());
+  }
+
+  @Test
+  void aWarmUpRunsAtLeastItsLeastTimeThoughSettledSooner() throws InterruptedException {
+    Plateau.Settling settling = Plateau.runUntilSettled(20, 100, 60_000, "ops/s", windowMs -> {
+      Thread.sleep(windowMs);
+      return 500.0;
+    });
+    assertTrue(settling.settled(), settling.toString());
+    assertTrue(settling.elapsedMs() >= 100, settling.toString());
+    assertTrue(settling.rates().size() >= 5, settling.toString()); // each window sleeps at least 20 ms
+  }
+
+  @Test
+  void aWarmUpThatNeverSettlesEndsAtItsCapAndSaysSo() throws InterruptedException {
+    double[] rate = {100};
+    Plateau.Settling settling = Plateau.runUntilSettled(20, 0, 100, "ops/s", windowMs -> {
+      Thread.sleep(windowMs);
+      return rate[0] *= 2;
+    });
+    assertFalse(settling.settled(), settling.toString());
+    assertTrue(settling.elapsedMs() >= 100, settling.toString());
+    assertTrue(settling.toString().contains("(not settled)"), settling.toString());
   }
 }
