@@ -43,6 +43,9 @@ import java.util.stream.Stream;
  * different settings can be compared.
  */
 public final class BenchMain {
+  /** Every workload, as {@code --only} names them. */
+  static final List<String> WORKLOADS = List.of("W1", "W2", "W3", "W4", "W5", "W6", "MEM");
+
   private BenchMain() {}
 
   /** Parsed arguments. */
@@ -55,7 +58,7 @@ public final class BenchMain {
     Path out = Path.of("bench", "results");
     Path work = null;
     Path jar = null;
-    Set<String> only = new LinkedHashSet<>(List.of("W1", "W2", "W3", "W4", "W5", "W6", "MEM"));
+    Set<String> only = new LinkedHashSet<>(WORKLOADS);
     CorralSystem.ElectionTimeout electionTimeout = null;
     boolean keepWork = false;
     String command = "bin/corral-bench " + String.join(" ", args);
@@ -75,7 +78,7 @@ public final class BenchMain {
         case "--only" -> {
           only.clear();
           for (String w : value(args, ++i, a).split(",")) {
-            only.add(w.trim().toUpperCase(Locale.ROOT));
+            only.add(workload(w));
           }
         }
         default -> throw new IllegalArgumentException("unknown argument '" + a + "'");
@@ -86,6 +89,16 @@ public final class BenchMain {
     }
     return new Options(new ArrayList<>(systems), params, out, work, jar, only, command, electionTimeout,
         keepWork);
+  }
+
+  /** A workload named in {@code --only}, in any case; an unknown name is refused. */
+  private static String workload(String name) {
+    String w = name.trim().toUpperCase(Locale.ROOT);
+    if (!WORKLOADS.contains(w)) {
+      throw new IllegalArgumentException("--only: unknown workload '" + name.trim() + "'; the workloads are "
+          + String.join(",", WORKLOADS));
+    }
+    return w;
   }
 
   private static String value(String[] args, int i, String flag) {
@@ -360,8 +373,9 @@ public final class BenchMain {
 
   private static Outcome write(Options o, Table table, List<String> systems, String started, List<String> machine,
       List<String> described, PrintStream log) throws IOException {
-    String stamp = LocalDate.now().toString() + (o.params().name().equals("full") ? "" : "-" + o.params().name());
     Path out = o.out().toAbsolutePath();
+    String stamp = freeName(out,
+        LocalDate.now().toString() + (o.params().name().equals("full") ? "" : "-" + o.params().name()));
     Path assets = out.resolve(stamp);
     Files.createDirectories(assets);
     Report report = new Report(table, systems);
@@ -450,6 +464,19 @@ public final class BenchMain {
     notes.forEach(n -> log.println("note: " + n));
     log.println("bench: wrote " + file + " and " + assets);
     return new Outcome(table, file, 0);
+  }
+
+  /**
+   * {@code base}, or where a result of that name is in {@code out} already (an
+   * earlier run of the day), {@code base-2}, {@code base-3}, ...: a run never
+   * overwrites another's table, charts or samples.
+   */
+  static String freeName(Path out, String base) {
+    String name = base;
+    for (int n = 2; Files.exists(out.resolve(name + ".md")) || Files.exists(out.resolve(name)); n++) {
+      name = base + "-" + n;
+    }
+    return name;
   }
 
   static List<String> machineFacts(Path work) {

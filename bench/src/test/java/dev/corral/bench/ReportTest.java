@@ -1,11 +1,16 @@
 package dev.corral.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.bench.Table.Better;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ReportTest {
   @Test
@@ -88,7 +93,7 @@ class ReportTest {
         BenchMain.parse(new String[] {"corral", "--corral-election-timeout", "300ms-600ms"}).corralElectionTimeout());
     assertEquals("1000ms-2000ms", CorralSystem.ElectionTimeout.parse("1s-2s").toString());
     assertEquals(null, BenchMain.parse(new String[] {"corral"}).corralElectionTimeout());
-    org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+    assertThrows(IllegalArgumentException.class,
         () -> CorralSystem.ElectionTimeout.parse("600ms-300ms"));
   }
 
@@ -101,6 +106,25 @@ class ReportTest {
     assertEquals(List.of("corral", "zookeeper", "etcd"), BenchMain.parse(new String[] {"all"}).systems());
     assertTrue(BenchMain.parse(new String[] {"all"}).only().contains("W6"));
     assertEquals(java.util.Set.of("W6"), BenchMain.parse(new String[] {"--only", "W6"}).only());
+  }
+
+  @Test
+  void anUnknownWorkloadIsRefusedByName() {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> BenchMain.parse(new String[] {"corral", "--only", "W1,W9"}));
+    assertTrue(e.getMessage().contains("'W9'"), e.getMessage());
+    assertTrue(e.getMessage().contains("W1,W2,W3,W4,W5,W6,MEM"), e.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> BenchMain.parse(new String[] {"--only", ""}));
+  }
+
+  @Test
+  void aRunOfTheSameDayGetsTheNextFreeName(@TempDir Path out) throws IOException {
+    assertEquals("2026-11-26", BenchMain.freeName(out, "2026-11-26"));
+    Files.writeString(out.resolve("2026-11-26.md"), "first run");
+    assertEquals("2026-11-26-2", BenchMain.freeName(out, "2026-11-26"));
+    Files.createDirectories(out.resolve("2026-11-26-2"));
+    assertEquals("2026-11-26-3", BenchMain.freeName(out, "2026-11-26"));
+    assertEquals("2026-11-26-quick", BenchMain.freeName(out, "2026-11-26-quick"));
   }
 
   private static Report.Target find(List<Report.Target> targets, String prefix) {
