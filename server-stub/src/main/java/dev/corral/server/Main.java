@@ -2,7 +2,10 @@ package dev.corral.server;
 
 import java.io.IOException;
 import java.io.Reader;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,7 +60,14 @@ public final class Main {
       return;
     }
     HeapPolicy.apply();
-    CorralServer server = CorralServer.start(config);
+    CorralServer server;
+    try {
+      server = CorralServer.start(config);
+    } catch (RuntimeException e) {
+      System.err.println("corral-server: " + causes(e));
+      System.exit(1);
+      return;
+    }
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       server.close();
@@ -75,6 +85,10 @@ public final class Main {
       Properties properties = new Properties();
       try (Reader reader = Files.newBufferedReader(Path.of(file))) {
         properties.load(reader);
+      } catch (NoSuchFileException e) {
+        throw new IllegalArgumentException("the config file " + file + " does not exist");
+      } catch (IOException | IllegalArgumentException e) {
+        throw new IllegalArgumentException("cannot read the config file " + file + ": " + e);
       }
       for (String key : properties.stringPropertyNames()) {
         if ((!KEYS.contains(key) || key.equals("config")) && !key.startsWith(SERVER_PREFIX)) {
@@ -96,18 +110,16 @@ public final class Main {
         throw new IllegalArgumentException("unexpected argument '" + arg + "'");
       }
       String key = arg.substring(2);
-      String value;
       int eq = key.indexOf('=');
-      if (eq >= 0) {
-        value = key.substring(eq + 1);
-        key = key.substring(0, eq);
-      } else if (i + 1 < args.length) {
-        value = args[++i];
-      } else {
-        throw new IllegalArgumentException("flag --" + key + " needs a value");
-      }
+      String value = eq >= 0 ? key.substring(eq + 1) : null;
+      key = eq >= 0 ? key.substring(0, eq) : key;
       if (!KEYS.contains(key)) {
         throw new IllegalArgumentException("unknown flag --" + key);
+      }
+      if (value == null && i + 1 < args.length) {
+        value = args[++i];
+      } else if (value == null) {
+        throw new IllegalArgumentException("flag --" + key + " needs a value");
       }
       if (flags.put(key, value) != null) {
         throw new IllegalArgumentException("flag --" + key + " given twice");
@@ -166,6 +178,35 @@ public final class Main {
     }
     members.sort(java.util.Comparator.comparing(EnsembleMember::id));
     builder.ensemble(id, members);
+  }
+
+  /**
+   * Why the server could not start, in one line: the message of the failure
+   * and of each cause that adds to it (e.g. "could not listen on
+   * 127.0.0.1:7181: ... Address already in use"), for an operator, not a
+   * stack trace.
+   */
+  static String causes(Throwable failure) {
+    String line = "";
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      String message = messageOf(t);
+      if (line.contains(message)) {
+        continue;
+      }
+      line = line.isEmpty() || message.startsWith(line) ? message : line + ": " + message;
+    }
+    return line;
+  }
+
+  /** A file system failure's message is often the bare path: it then says what went wrong too. */
+  private static String messageOf(Throwable t) {
+    if (t instanceof FileSystemException fs) {
+      String what = fs instanceof NoSuchFileException ? "no such file or directory"
+          : fs instanceof AccessDeniedException ? "permission denied"
+          : fs.getReason() != null ? fs.getReason() : fs.getClass().getSimpleName();
+      return fs.getFile() + ": " + what;
+    }
+    return t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName();
   }
 
   private static int intOf(String key, String value) {

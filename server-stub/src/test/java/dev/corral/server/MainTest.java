@@ -1,12 +1,21 @@
 package dev.corral.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,11 +61,52 @@ class MainTest {
         .getMessage().contains("port"));
     assertTrue(assertThrows(IllegalArgumentException.class, () -> Main.configFrom(new String[] {"--tick", "soon"}))
         .getMessage().contains("tick"));
-    assertThrows(IllegalArgumentException.class, () -> Main.configFrom(new String[] {"--port"}));
+    assertTrue(assertThrows(IllegalArgumentException.class, () -> Main.configFrom(new String[] {"--port"}))
+        .getMessage().contains("needs a value"));
+    assertEquals("unknown flag --bogus",
+        assertThrows(IllegalArgumentException.class, () -> Main.configFrom(new String[] {"--bogus"})).getMessage());
+    assertTrue(assertThrows(IllegalArgumentException.class,
+        () -> Main.configFrom(new String[] {"--config", dir.resolve("missing.conf").toString()}))
+        .getMessage().endsWith("missing.conf does not exist"));
     Path file = dir.resolve("bad.conf");
     Files.writeString(file, "colour=blue\n");
     assertTrue(assertThrows(IllegalArgumentException.class,
         () -> Main.configFrom(new String[] {"--config", file.toString()})).getMessage().contains("colour"));
+  }
+
+  @Test
+  void aStartFailureIsOneLineOfItsCauses() {
+    IOException bind = new IOException("Failed to bind to address /127.0.0.1:7181",
+        new IOException("bind(..) failed with error(-98): Address already in use"));
+    BindException taken = new BindException("could not listen on 127.0.0.1:7181: " + bind.getMessage());
+    taken.initCause(bind);
+    assertEquals("could not listen on 127.0.0.1:7181: Failed to bind to address /127.0.0.1:7181: "
+        + "bind(..) failed with error(-98): Address already in use",
+        Main.causes(new UncheckedIOException("could not listen on 127.0.0.1:7181", taken)));
+    assertEquals("could not start the log in /srv/x: /srv/x: no such file or directory",
+        Main.causes(new UncheckedIOException("could not start the log in /srv/x", new NoSuchFileException("/srv/x"))));
+  }
+
+  /** As an operator sees it: the server's own process, its port taken. */
+  @Test
+  void aServerWhosePortIsTakenSaysSoAndExits() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      Process server = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+          "-Xmx256m", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
+          "--port", String.valueOf(taken.getLocalPort()), "--data-dir", dir.resolve("data").toString())
+          .redirectErrorStream(true).start();
+      try {
+        assertTrue(server.waitFor(60, TimeUnit.SECONDS), "the server went on running");
+        String output = new String(server.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertEquals(1, server.exitValue(), output);
+        assertTrue(output.contains("corral-server: could not listen on 127.0.0.1:" + taken.getLocalPort() + ": "),
+            output);
+        assertTrue(output.contains("Address already in use"), output);
+        assertFalse(output.contains("Exception in thread"), output);
+      } finally {
+        server.destroyForcibly();
+      }
+    }
   }
 
   @Test
