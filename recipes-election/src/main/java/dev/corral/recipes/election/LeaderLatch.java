@@ -17,7 +17,6 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -53,8 +52,11 @@ import org.slf4j.LoggerFactory;
  * other latch can have led meanwhile).
  *
  * <p>Decisions are made on the latch's own thread, in the order of the events
- * that cause them; listeners are told on their own executors, in order.
- * Thread-safe. Started once; closing twice is harmless.
+ * that cause them. Listeners are told in order: those added without an
+ * executor on the thread that changed leadership, as in Curator, before
+ * {@link #await()} returns and before {@link #close(CloseMode)} returns;
+ * those added with one on it. Thread-safe. Started once; closing twice is
+ * harmless.
  */
 public final class LeaderLatch implements AutoCloseable {
   /** Whether listeners hear {@code notLeader} when the latch is closed while leader. */
@@ -87,7 +89,6 @@ public final class LeaderLatch implements AutoCloseable {
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
   private final CopyOnWriteArrayList<Registration> listeners = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService loop;
-  private final ExecutorService defaultListenerExecutor;
   private final ConnectionStateListener connectionListener = (c, newState) -> onStateChanged(newState);
   private final Watcher queueWatcher = event -> submit(this::reconcile);
   private final Object leadership = new Object();
@@ -136,7 +137,6 @@ public final class LeaderLatch implements AutoCloseable {
       loopThread = thread;
       return thread;
     });
-    this.defaultListenerExecutor = Executors.newSingleThreadExecutor(Threads.daemon("leader-latch-listeners " + path));
   }
 
   /**
@@ -180,10 +180,7 @@ public final class LeaderLatch implements AutoCloseable {
     if (previous == State.STARTED) {
       client.removeConnectionStateListener(connectionListener);
       stopLoop();
-      boolean wasLeader = changeLeadership(false, 0);
-      if (wasLeader && mode == CloseMode.NOTIFY_LEADER) {
-        tellListeners(false);
-      }
+      changeLeadership(false, 0, mode == CloseMode.NOTIFY_LEADER);
       leaveQueue(); // first: the next latch's wait ends with this delete, and nothing else needs doing before it
       String node = watched;
       if (node != null) {
@@ -195,7 +192,6 @@ public final class LeaderLatch implements AutoCloseable {
     synchronized (leadership) {
       leadership.notifyAll();
     }
-    defaultListenerExecutor.shutdown();
   }
 
   /** True while this latch is started and leader. */
@@ -279,20 +275,40 @@ public final class LeaderLatch implements AutoCloseable {
     return contenders.participants();
   }
 
-  /** Adds a listener told on the latch's listener thread (one per latch). */
+  /**
+   * Adds a listener told on the thread that changes leadership (the latch's
+   * own, or the one closing it), before {@link #await()} returns: keep it
+   * short, as the latch decides nothing else meanwhile, or give it an
+   * executor. Adding a listener added before replaces that registration.
+   */
   public void addListener(LeaderLatchListener listener) {
-    addListener(listener, defaultListenerExecutor);
+    addListener(listener, Runnable::run);
   }
 
-  /** Adds a listener told on {@code executor}, one call at a time, in order. */
+  /**
+   * Adds a listener told on {@code executor}, one call at a time, in order.
+   * Adding a listener added before replaces that registration (it is told
+   * once, on the new executor), as in Curator.
+   */
   public void addListener(LeaderLatchListener listener, Executor executor) {
-    listeners.add(new Registration(Objects.requireNonNull(listener, "listener"),
-        new SerialExecutor(Objects.requireNonNull(executor, "executor"))));
+    Registration registration = new Registration(Objects.requireNonNull(listener, "listener"),
+        new SerialExecutor(Objects.requireNonNull(executor, "executor")));
+    synchronized (listeners) {
+      for (int i = 0; i < listeners.size(); i++) {
+        if (listeners.get(i).listener() == listener) {
+          listeners.set(i, registration);
+          return;
+        }
+      }
+      listeners.add(registration);
+    }
   }
 
-  /** Removes every registration of {@code listener}. */
+  /** Removes {@code listener}. */
   public void removeListener(LeaderLatchListener listener) {
-    listeners.removeIf(registration -> registration.listener() == listener);
+    synchronized (listeners) {
+      listeners.removeIf(registration -> registration.listener() == listener);
+    }
   }
 
   // ---- the loop thread ----
@@ -301,8 +317,8 @@ public final class LeaderLatch implements AutoCloseable {
     connected = canLead(newState);
     if (connected) {
       reconcile();
-    } else if (changeLeadership(false, 0)) {
-      tellListeners(false);
+    } else {
+      changeLeadership(false, 0, true);
     }
   }
 
@@ -377,27 +393,29 @@ public final class LeaderLatch implements AutoCloseable {
   }
 
   private void lead(long czxid) {
-    if (changeLeadership(true, czxid)) {
-      tellListeners(true);
-    }
+    changeLeadership(true, czxid, true);
   }
 
   private void follow() {
-    if (changeLeadership(false, 0)) {
-      tellListeners(false);
-    }
+    changeLeadership(false, 0, true);
   }
 
-  /** Sets leadership; true if it changed. */
-  private boolean changeLeadership(boolean value, long czxid) {
+  /**
+   * Sets leadership and, if it changed and {@code tell}, tells the listeners,
+   * still holding the lock that {@link #await()} waits on: it returns only
+   * once the listeners told on this thread have heard.
+   */
+  private void changeLeadership(boolean value, long czxid, boolean tell) {
     synchronized (leadership) {
       if (leader == value) {
-        return false;
+        return;
       }
       leader = value;
       token = value ? czxid : 0;
       leadership.notifyAll();
-      return true;
+      if (tell) {
+        tellListeners(value);
+      }
     }
   }
 

@@ -340,6 +340,57 @@ class LeaderLatchTest {
     assertFalse(loud.hasLeadership());
   }
 
+  /** Curator's contract: await() and close(NOTIFY_LEADER) return after listeners added without an executor heard. */
+  @Test
+  void awaitAndANotifyingCloseReturnOnlyOnceTheListenerHasHeard() throws Exception {
+    LeaderLatch latch = latch(clients.connect(), "slow");
+    List<String> heard = new CopyOnWriteArrayList<>();
+    latch.addListener(new LeaderLatchListener() {
+      @Override
+      public void isLeader() {
+        pause();
+        heard.add("isLeader");
+      }
+
+      @Override
+      public void notLeader() {
+        pause();
+        heard.add("notLeader");
+      }
+
+      private void pause() {
+        try {
+          Thread.sleep(300);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    });
+    latch.start();
+    latch.await();
+    assertEquals(List.of("isLeader"), heard);
+    latch.close(LeaderLatch.CloseMode.NOTIFY_LEADER);
+    assertEquals(List.of("isLeader", "notLeader"), heard);
+  }
+
+  @Test
+  void aListenerAddedTwiceIsToldOnce() throws Exception {
+    LeaderLatch latch = latch(clients.connect(), "twice");
+    AtomicInteger toldOnExecutor = new AtomicInteger();
+    EventLog events = new EventLog();
+    LeaderLatchListener listener = events.latchListener();
+    latch.addListener(listener);
+    latch.addListener(listener, task -> {
+      toldOnExecutor.incrementAndGet();
+      task.run();
+    });
+    latch.start();
+    events.awaitEvents("isLeader");
+    latch.close(LeaderLatch.CloseMode.NOTIFY_LEADER);
+    events.awaitEvents("isLeader", "notLeader");
+    assertEquals(2, toldOnExecutor.get(), "the second registration replaced the first");
+  }
+
   @Test
   void startingTwiceFails() throws Exception {
     LeaderLatch latch = latch(clients.connect(), "x");
