@@ -225,11 +225,13 @@ public final class InterProcessSemaphoreV2 {
     }
   }
 
-  /** The lease nodes (full paths) in sequence order. */
+  /**
+   * The names of the lease nodes (not their paths: the children of the leases
+   * node, as Curator's), in sequence order.
+   */
   public List<String> getParticipantNodes() throws CoordinationException, InterruptedException {
-    String dir = leases.dir();
     try {
-      return SequentialNames.sorted(client.getChildren(dir)).stream().map(name -> Paths.join(dir, name)).toList();
+      return SequentialNames.sorted(client.getChildren(leases.dir()));
     } catch (NoNodeException none) {
       return List.of();
     }

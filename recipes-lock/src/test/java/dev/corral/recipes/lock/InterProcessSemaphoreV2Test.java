@@ -57,6 +57,19 @@ class InterProcessSemaphoreV2Test extends ServerTest {
   }
 
   @Test
+  void participantNodesAreTheLeaseNodesNamesInOrder() throws Exception {
+    InterProcessSemaphoreV2 semaphore = newSemaphore();
+    assertEquals(List.of(), semaphore.getParticipantNodes());
+    Lease first = semaphore.acquire();
+    Lease second = semaphore.acquire();
+    assertEquals(List.of(Paths.name(first.getNodeName()), Paths.name(second.getNodeName())),
+        semaphore.getParticipantNodes());
+    first.close();
+    assertEquals(List.of(Paths.name(second.getNodeName())), semaphore.getParticipantNodes());
+    second.close();
+  }
+
+  @Test
   void timedAcquireReturnsEmptyAndLeavesNoNode() throws Exception {
     CoordinationClient observer = clients.newClient();
     InterProcessSemaphoreV2 holder = newSemaphore();
@@ -122,7 +135,7 @@ class InterProcessSemaphoreV2Test extends ServerTest {
     try (Lease lease = semaphore.acquire()) {
       assertArrayEquals("worker-7".getBytes(StandardCharsets.UTF_8), lease.getData());
       assertTrue(lease.getNodeName().startsWith(leasesPath() + "/"));
-      assertEquals(List.of(lease.getNodeName()), semaphore.getParticipantNodes());
+      assertEquals(List.of(Paths.name(lease.getNodeName())), semaphore.getParticipantNodes());
     }
     assertEquals(LockState.NOT_HELD, semaphore.state());
   }
