@@ -3,10 +3,12 @@ package dev.corral.client;
 import java.util.Optional;
 
 /**
- * The path rules of the protocol, the same for client and server: absolute,
- * '/'-separated, no trailing slash (except the root), no empty, "." or ".."
- * segment, no control characters (U+0000-U+001F, U+007F-U+009F), no unpaired
- * surrogates.
+ * The path rules of the protocol, the same for client and server, and
+ * ZooKeeper's: absolute, '/'-separated, no trailing slash (except the root),
+ * no empty, "." or ".." segment, no control characters (U+0000-U+001F,
+ * U+007F-U+009F), and none of the characters ZooKeeper refuses, U+D800-U+F8FF
+ * (every surrogate, so every character beyond U+FFFF, and the private use
+ * area) and U+FFF0-U+FFFF.
  */
 public final class PathRules {
   private PathRules() {}
@@ -64,10 +66,9 @@ public final class PathRules {
       if (isControl(c)) {
         return Optional.of(String.format("control character U+%04X at index %d", (int) c, i));
       }
-      if (Character.isHighSurrogate(c) && i + 1 < path.length() && Character.isLowSurrogate(path.charAt(i + 1))) {
-        i++;
-      } else if (Character.isSurrogate(c)) {
-        return Optional.of("unpaired surrogate at index " + i);
+      if (isRefused(c)) {
+        return Optional.of(String.format("character U+%04X at index %d is not allowed (as in ZooKeeper, no"
+            + " U+D800-U+F8FF, which takes in every character beyond U+FFFF, and no U+FFF0-U+FFFF)", (int) c, i));
       }
     }
     return Optional.empty();
@@ -97,16 +98,17 @@ public final class PathRules {
     return c <= 0x1F || (c >= 0x7F && c <= 0x9F);
   }
 
-  /** The path with control characters and lone surrogates escaped, for messages. */
+  /** Surrogates, the private use area and the specials block: refused by ZooKeeper's PathUtils. */
+  private static boolean isRefused(char c) {
+    return (c >= 0xD800 && c <= 0xF8FF) || c >= 0xFFF0;
+  }
+
+  /** The path with control and refused characters escaped, for messages. */
   public static String printable(String path) {
     StringBuilder out = new StringBuilder(path.length());
     for (int i = 0; i < path.length(); i++) {
       char c = path.charAt(i);
-      boolean paired = Character.isHighSurrogate(c) && i + 1 < path.length()
-          && Character.isLowSurrogate(path.charAt(i + 1));
-      if (paired) {
-        out.append(c).append(path.charAt(++i));
-      } else if (isControl(c) || Character.isSurrogate(c)) {
+      if (isControl(c) || isRefused(c)) {
         out.append(String.format("\\u%04X", (int) c));
       } else {
         out.append(c);

@@ -26,7 +26,7 @@ final class PathRules {
     return dev.corral.client.PathRules.violation(path);
   }
 
-  /** The path with control characters and lone surrogates escaped, for messages. */
+  /** The path with control and refused characters escaped, for messages. */
   static String printable(String path) {
     return dev.corral.client.PathRules.printable(path);
   }
