@@ -69,12 +69,13 @@ final class Writer {
         return failure(failed.get());
       }
     }
+    // the error's path is the one asked for, as ZooKeeper's KeeperException.getPath(); the message names the parent
     Node parentNode = state.node(parent);
     if (parentNode == null) {
-      return failure(Errors.of(NO_NODE, "parent node " + parent + " does not exist", parent));
+      return failure(Errors.of(NO_NODE, "parent node " + parent + " does not exist", path));
     }
     if (Modes.isEphemeral(parentNode.mode())) {
-      return failure(noChildrenForEphemerals(parent));
+      return failure(noChildrenForEphemerals(parent, path));
     }
     String actual = sequential ? path + String.format(Locale.ROOT, "%010d", parentNode.cversion()) : path;
     if (state.node(actual) != null) {
@@ -174,7 +175,7 @@ final class Writer {
       ancestor = Paths.parent(ancestor);
     }
     if (Modes.isEphemeral(state.node(ancestor).mode())) {
-      return Optional.of(noChildrenForEphemerals(ancestor));
+      return Optional.of(noChildrenForEphemerals(ancestor, ancestor));
     }
     for (int i = missing.size() - 1; i >= 0; i--) {
       String path = missing.get(i);
@@ -226,9 +227,9 @@ final class Writer {
     return Errors.of(NO_NODE, "node " + path + " does not exist", path);
   }
 
-  private static Error noChildrenForEphemerals(String parent) {
+  private static Error noChildrenForEphemerals(String parent, String path) {
     return Errors.of(NO_CHILDREN_FOR_EPHEMERALS,
-        "node " + parent + " is ephemeral and cannot have children", parent);
+        "node " + parent + " is ephemeral and cannot have children", path);
   }
 
   private static OpResult failure(Error error) {

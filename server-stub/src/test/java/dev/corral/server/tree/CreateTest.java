@@ -75,9 +75,10 @@ class CreateTest {
   }
 
   @Test
-  void createWithoutParentFailsWithNoNodeNamingTheParent() {
+  void createWithoutParentFailsWithNoNodeForThePathAskedForNamingTheParent() {
     Error error = h.fails(session, create("/missing/c"), ErrorCode.NO_NODE);
-    assertEquals("/missing", error.getPath());
+    assertEquals("/missing/c", error.getPath());
+    assertTrue(error.getMessage().contains("parent node /missing does not exist"), error.getMessage());
   }
 
   @Test
@@ -95,7 +96,8 @@ class CreateTest {
   void ephemeralNodesCannotHaveChildren() {
     h.ok(session, create("/e", EPHEMERAL));
     Error error = h.fails(session, create("/e/c"), ErrorCode.NO_CHILDREN_FOR_EPHEMERALS);
-    assertEquals("/e", error.getPath());
+    assertEquals("/e/c", error.getPath());
+    assertTrue(error.getMessage().contains("node /e is ephemeral"), error.getMessage());
     h.fails(session, create("/e/c", PERSISTENT_SEQUENTIAL), ErrorCode.NO_CHILDREN_FOR_EPHEMERALS);
   }
 
