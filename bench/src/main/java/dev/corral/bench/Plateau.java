@@ -3,6 +3,7 @@ package dev.corral.bench;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 
 /**
@@ -38,11 +39,17 @@ final class Plateau {
    */
   static <E extends Exception> Settling runUntilSettled(long windowMs, long minMs, long capMs, String unit,
       Window<E> window) throws E {
-    long start = System.nanoTime();
+    return runUntilSettled(windowMs, minMs, capMs, unit, window, System::nanoTime);
+  }
+
+  /** As above, its time read from {@code nanoClock}. */
+  static <E extends Exception> Settling runUntilSettled(long windowMs, long minMs, long capMs, String unit,
+      Window<E> window, LongSupplier nanoClock) throws E {
+    long start = nanoClock.getAsLong();
     List<Double> rates = new ArrayList<>();
     while (true) {
       rates.add(window.run(windowMs));
-      long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+      long elapsedMs = (nanoClock.getAsLong() - start) / 1_000_000;
       boolean settled = reached(rates);
       if (elapsedMs >= capMs || (elapsedMs >= minMs && settled)) {
         return new Settling(elapsedMs, windowMs, unit, rates, settled);

@@ -35,8 +35,9 @@ class HarnessSmokeTest {
     assertTrue(md.contains("| W1 create, 8 clients |"), md);
     assertEquals(0.0, outcome.table().find("W3 contended lock, 16 sessions", "violations").value("corral"));
     assertFalse(Double.isNaN(outcome.table().find("W5 watch latency (setData -> callback)", "p50 ms").value("corral")));
-    double w2WarmUpSeconds = outcome.table().find(Workloads.W2_WARM_UP, Workloads.W2_WARM_UP_SECONDS).value("corral");
-    assertTrue(w2WarmUpSeconds >= Params.tiny().w2WarmMs() / 1e3, log);
+    // how long it lasts is PlateauTest's (on a clock of its own); here: the warm-up ran and is reported
+    assertFalse(Double.isNaN(outcome.table().find(Workloads.W2_WARM_UP, Workloads.W2_WARM_UP_SECONDS).value("corral")),
+        log);
     assertTrue(Files.exists(outcome.markdown().resolveSibling(outcome.markdown().getFileName().toString()
         .replace(".md", "")).resolve("raw").resolve("summary.csv")));
   }

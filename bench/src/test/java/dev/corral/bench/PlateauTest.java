@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Iterator;
 import java.util.List;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 
 /** When a warm-up counts a system's rate as settled (windows as measured on this machine). */
@@ -50,25 +51,41 @@ class PlateauTest {
   }
 
   @Test
-  void aWarmUpRunsAtLeastItsLeastTimeThoughSettledSooner() throws InterruptedException {
+  void aWarmUpRunsAtLeastItsLeastTimeThoughSettledSooner() {
+    FakeClock clock = new FakeClock();
     Plateau.Settling settling = Plateau.runUntilSettled(20, 100, 60_000, "ops/s", windowMs -> {
-      Thread.sleep(windowMs);
+      clock.advanceMs(windowMs);
       return 500.0;
-    });
+    }, clock);
     assertTrue(settling.settled(), settling.toString());
-    assertTrue(settling.elapsedMs() >= 100, settling.toString());
-    assertTrue(settling.rates().size() >= 5, settling.toString()); // each window sleeps at least 20 ms
+    assertEquals(5, settling.rates().size(), settling.toString()); // settled after 3, went on to 100 ms
+    assertEquals(100, settling.elapsedMs());
   }
 
   @Test
-  void aWarmUpThatNeverSettlesEndsAtItsCapAndSaysSo() throws InterruptedException {
+  void aWarmUpThatNeverSettlesEndsAtItsCapAndSaysSo() {
+    FakeClock clock = new FakeClock();
     double[] rate = {100};
     Plateau.Settling settling = Plateau.runUntilSettled(20, 0, 100, "ops/s", windowMs -> {
-      Thread.sleep(windowMs);
+      clock.advanceMs(windowMs);
       return rate[0] *= 2;
-    });
+    }, clock);
     assertFalse(settling.settled(), settling.toString());
-    assertTrue(settling.elapsedMs() >= 100, settling.toString());
+    assertEquals(5, settling.rates().size(), settling.toString());
     assertTrue(settling.toString().contains("(not settled)"), settling.toString());
+  }
+
+  /** Time that passes only as the windows say: the loop's decisions, not this machine's speed, are tested. */
+  private static final class FakeClock implements LongSupplier {
+    private long nanos;
+
+    void advanceMs(long ms) {
+      nanos += ms * 1_000_000;
+    }
+
+    @Override
+    public long getAsLong() {
+      return nanos;
+    }
   }
 }

@@ -89,7 +89,7 @@ public final class CorralServer implements AutoCloseable {
       replicator.close();
       // the transport fails to start only when it cannot bind: say so by type, for callers that pick another port
       String where = "could not listen on " + config.host() + ":" + config.port();
-      BindException taken = new BindException(where + ": " + e.getMessage());
+      BindException taken = new BindException(e.getMessage());
       taken.initCause(e);
       throw new UncheckedIOException(where, taken);
     }

@@ -193,7 +193,7 @@ public final class Main {
       if (line.contains(message)) {
         continue;
       }
-      line = line.isEmpty() || message.startsWith(line) ? message : line + ": " + message;
+      line = line.isEmpty() ? message : line + ": " + message;
     }
     return line;
   }

@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -78,7 +79,7 @@ class MainTest {
   void aStartFailureIsOneLineOfItsCauses() {
     IOException bind = new IOException("Failed to bind to address /127.0.0.1:7181",
         new IOException("bind(..) failed with error(-98): Address already in use"));
-    BindException taken = new BindException("could not listen on 127.0.0.1:7181: " + bind.getMessage());
+    BindException taken = new BindException(bind.getMessage());
     taken.initCause(bind);
     assertEquals("could not listen on 127.0.0.1:7181: Failed to bind to address /127.0.0.1:7181: "
         + "bind(..) failed with error(-98): Address already in use",
@@ -91,10 +92,7 @@ class MainTest {
   @Test
   void aServerWhosePortIsTakenSaysSoAndExits() throws Exception {
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      Process server = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-          "-Xmx256m", "-cp", System.getProperty("java.class.path"), Main.class.getName(),
-          "--port", String.valueOf(taken.getLocalPort()), "--data-dir", dir.resolve("data").toString())
-          .redirectErrorStream(true).start();
+      Process server = ServerProcess.command(List.of(), taken.getLocalPort(), dir.resolve("data")).start();
       try {
         assertTrue(server.waitFor(60, TimeUnit.SECONDS), "the server went on running");
         String output = new String(server.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

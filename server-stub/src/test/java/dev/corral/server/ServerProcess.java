@@ -34,15 +34,8 @@ final class ServerProcess implements AutoCloseable {
 
   /** As {@link #start(int, Path, String...)}, with extra options for the JVM. */
   static ServerProcess start(List<String> jvmOptions, int port, Path dataDir, String... extraFlags) throws Exception {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx512m");
-    command.addAll(jvmOptions);
-    command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(),
-        "--port", String.valueOf(port), "--data-dir", dataDir.toString()));
-    command.addAll(List.of(extraFlags));
     Path log = dataDir.resolveSibling(dataDir.getFileName() + "-" + port + "-" + System.nanoTime() + ".log");
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    Process process = command(jvmOptions, port, dataDir, extraFlags).redirectOutput(log.toFile()).start();
     ServerProcess server = new ServerProcess(process, port, log);
     try {
       server.awaitServing();
@@ -51,6 +44,18 @@ final class ServerProcess implements AutoCloseable {
       throw e;
     }
     return server;
+  }
+
+  /** The command line of a server on {@code port} with {@code dataDir}, its output and errors together. */
+  static ProcessBuilder command(List<String> jvmOptions, int port, Path dataDir, String... extraFlags) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx512m");
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(),
+        "--port", String.valueOf(port), "--data-dir", dataDir.toString()));
+    command.addAll(List.of(extraFlags));
+    return new ProcessBuilder(command).redirectErrorStream(true);
   }
 
   int port() {

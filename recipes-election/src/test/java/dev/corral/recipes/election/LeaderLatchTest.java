@@ -385,10 +385,10 @@ class LeaderLatchTest {
       task.run();
     });
     latch.start();
-    events.awaitEvents("isLeader");
+    latch.await();
     latch.close(LeaderLatch.CloseMode.NOTIFY_LEADER);
-    events.awaitEvents("isLeader", "notLeader");
-    assertEquals(2, toldOnExecutor.get(), "the second registration replaced the first");
+    assertEquals(List.of("isLeader", "notLeader"), events.events(), "told once each");
+    assertEquals(2, toldOnExecutor.get(), "both on the second registration's executor, which replaced the first");
   }
 
   @Test
