@@ -52,13 +52,13 @@ final class Replicators {
     List<RaftMember> members = config.members().isEmpty()
         ? List.of(new RaftMember(ServerConfig.SINGLE_MEMBER_ID, "127.0.0.1", config.raftPort()))
         : config.members().stream().map(m -> new RaftMember(m.id(), m.host(), m.peerPort())).toList();
-    return ReplicationConfig.builder()
+    ReplicationConfig.Builder builder = ReplicationConfig.builder()
         .dataDir(config.dataDir())
         .members(config.memberId(), members)
         .snapshotThreshold(config.snapshotEvery())
         .electionTimeout(config.electionTimeoutMin(), config.electionTimeoutMax())
-        .operationTimeout(config.operationTimeout())
-        .logSegmentBytes(config.logSegmentBytes())
-        .build();
+        .operationTimeout(config.operationTimeout());
+    config.logSegmentBytes().ifPresent(builder::logSegmentBytes);
+    return builder.build();
   }
 }

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -29,8 +30,10 @@ import java.util.Set;
  * @param electionTimeoutMax see {@code electionTimeoutMin}
  * @param operationTimeout a write not applied here within this time fails with
  *     OPERATION_TIMEOUT (its outcome unknown)
- * @param logSegmentBytes size at which a Raft log segment is closed; the log is
- *     purged behind snapshots a whole segment at a time
+ * @param logSegmentBytes size at which a log segment file is closed and the next begun, when set;
+ *     by default each log's own: {@link ReplicationConfig#DEFAULT_LOCAL_LOG_SEGMENT_BYTES} for a single
+ *     server, {@link ReplicationConfig#DEFAULT_RAFT_LOG_SEGMENT_BYTES} for a Raft log. A log is purged
+ *     behind snapshots a whole segment at a time
  */
 public record ServerConfig(
     String host,
@@ -48,7 +51,7 @@ public record ServerConfig(
     Duration electionTimeoutMin,
     Duration electionTimeoutMax,
     Duration operationTimeout,
-    long logSegmentBytes) {
+    OptionalLong logSegmentBytes) {
 
   public static final int DEFAULT_PORT = 7181;
   public static final Duration DEFAULT_TICK = Duration.ofSeconds(2);
@@ -90,9 +93,10 @@ public record ServerConfig(
       throw new IllegalArgumentException("election timeout must be at least 10ms and max >= min, was "
           + electionTimeoutMin.toMillis() + "ms-" + electionTimeoutMax.toMillis() + "ms");
     }
-    if (logSegmentBytes < ReplicationConfig.MIN_LOG_SEGMENT_BYTES) {
+    Objects.requireNonNull(logSegmentBytes, "logSegmentBytes");
+    if (logSegmentBytes.isPresent() && logSegmentBytes.getAsLong() < ReplicationConfig.MIN_LOG_SEGMENT_BYTES) {
       throw new IllegalArgumentException("logSegmentBytes must be at least "
-          + ReplicationConfig.MIN_LOG_SEGMENT_BYTES + ", was " + logSegmentBytes);
+          + ReplicationConfig.MIN_LOG_SEGMENT_BYTES + ", was " + logSegmentBytes.getAsLong());
     }
     if (operationTimeout.toMillis() < 1) {
       throw new IllegalArgumentException("operationTimeout must be positive, was " + operationTimeout);
@@ -170,7 +174,7 @@ public record ServerConfig(
     private Duration electionTimeoutMin;
     private Duration electionTimeoutMax;
     private Duration operationTimeout = Duration.ofSeconds(10);
-    private long logSegmentBytes = ReplicationConfig.DEFAULT_LOG_SEGMENT_BYTES;
+    private OptionalLong logSegmentBytes = OptionalLong.empty();
 
     private Builder() {}
 
@@ -265,10 +269,10 @@ public record ServerConfig(
       return this;
     }
 
-    /** Size at which a log segment is closed; see {@link ReplicationConfig#DEFAULT_LOG_SEGMENT_BYTES}. */
+    /** Size at which a log segment file is closed, instead of each log's default (see the record's doc). */
     public Builder logSegmentBytes(long bytes) {
       once("logSegmentBytes");
-      this.logSegmentBytes = bytes;
+      this.logSegmentBytes = OptionalLong.of(bytes);
       return this;
     }
 

@@ -9,12 +9,17 @@ import dev.corral.proto.internal.OpenSession;
 import dev.corral.proto.internal.Txn;
 import dev.corral.server.replication.LocalReplicator;
 import dev.corral.server.replication.RaftReplicator;
+import dev.corral.server.replication.ReplicationConfig;
 import dev.corral.server.replication.Replicator;
 import dev.corral.server.session.SessionTracker;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +34,45 @@ class ReplicatorsTest {
     try (Replicator replicator = Replicators.start(config, core)) {
       assertInstanceOf(LocalReplicator.class, replicator);
       assertTrue(Files.isDirectory(dir.resolve("log")));
+    }
+  }
+
+  @Test
+  void aSingleServersLogSegmentIsPreallocatedAtItsOwnDefaultSize() throws Exception {
+    ServerConfig config = ServerConfig.builder().dataDir(dir).build();
+
+    try (Replicator replicator = Replicators.start(config, newCore())) {
+      assertEquals(List.of(ReplicationConfig.DEFAULT_LOCAL_LOG_SEGMENT_BYTES), segmentSizes());
+    }
+  }
+
+  @Test
+  void aSegmentSizeSetInTheConfigIsEveryLogs() throws Exception {
+    ServerConfig config = ServerConfig.builder().dataDir(dir).logSegmentBytes(64 << 10).build();
+
+    ReplicationConfig replication = Replicators.replicationConfig(config);
+    assertEquals(64 << 10, replication.localLogSegmentBytes());
+    assertEquals(64 << 10, replication.raftLogSegmentBytes());
+    try (Replicator replicator = Replicators.start(config, newCore())) {
+      assertEquals(List.of(64L << 10), segmentSizes());
+    }
+  }
+
+  @Test
+  void unsetTheRaftLogKeepsItsSmallerDefault() {
+    ReplicationConfig replication = Replicators.replicationConfig(ServerConfig.builder().dataDir(dir).build());
+
+    assertEquals(ReplicationConfig.DEFAULT_RAFT_LOG_SEGMENT_BYTES, replication.raftLogSegmentBytes());
+  }
+
+  /** The sizes of the single server's log segments (not the spare being prepared). */
+  private List<Long> segmentSizes() throws IOException {
+    try (Stream<Path> files = Files.list(dir.resolve("log"))) {
+      List<Long> sizes = new ArrayList<>();
+      for (Path file : files.filter(f -> f.getFileName().toString().startsWith("log_")).toList()) {
+        sizes.add(Files.size(file));
+      }
+      return sizes;
     }
   }
 

@@ -112,7 +112,7 @@ public final class LocalReplicator implements Replicator {
         LOG.info("loaded snapshot {}", snapshot.get().file());
       }
       snapshotIndex = floor;
-      log = LocalLog.open(config.dataDir().resolve(LOG_DIR), config.logSegmentBytes(), floor);
+      log = LocalLog.open(config.dataDir().resolve(LOG_DIR), config.localLogSegmentBytes(), floor);
       synchronized (applyLock) {
         lastApplied = floor;
         log.replay(floor, (index, payload) -> {

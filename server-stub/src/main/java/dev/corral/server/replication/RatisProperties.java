@@ -40,7 +40,7 @@ final class RatisProperties {
     // stated so that no one flips them): no unsafe flush, no flush completed asynchronously.
     RaftServerConfigKeys.Log.setUnsafeFlushEnabled(p, false);
     RaftServerConfigKeys.Log.setAsyncFlushEnabled(p, false);
-    RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(config.logSegmentBytes()));
+    RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(config.raftLogSegmentBytes()));
     // No metadata entry after each commit. Ratis appends one (holding the commit index) after every commit so
     // that followers learn of it at once: a second entry, appended and fsynced on every member, per write. In a
     // group of one, in-process proposals went from 0.47-0.56 ms to 0.31-0.43 ms p50 without it (Raft does not

@@ -22,7 +22,16 @@ public final class ReplicationConfig {
    * (16 MiB for 100,000 creates) on the heap. An entry larger than a segment still goes into one (Ratis writes
    * it into the open segment).
    */
-  public static final long DEFAULT_LOG_SEGMENT_BYTES = 1L << 20;
+  public static final long DEFAULT_RAFT_LOG_SEGMENT_BYTES = 1L << 20;
+  /**
+   * A single server's {@link LocalLog} keeps nothing in memory, and each roll to a new segment costs a
+   * directory fsync and a freshly zero-filled file made durable (its metadata committed to the journal
+   * while the log's own flushes wait on the same disk). At 1 MiB, 8 writers of 1 KiB rolled about 8 times
+   * a second; 64 MiB segments, as ZooKeeper's and etcd's logs preallocate, did 3.6-7.1% more writes a
+   * second (alternating against 1 MiB, 5 runs of 12-14 rounds: setData 1.039, 1.047, 1.071x;
+   * create+delete 1.045, 1.036x). A fresh log costs 128 MiB of disk: the open segment and the spare.
+   */
+  public static final long DEFAULT_LOCAL_LOG_SEGMENT_BYTES = 64L << 20;
   /** See {@link #batchWait()}. */
   static final Duration DEFAULT_ENSEMBLE_BATCH_WAIT = Duration.ofMillis(2);
   public static final long MIN_LOG_SEGMENT_BYTES = 16L << 10;
@@ -39,7 +48,8 @@ public final class ReplicationConfig {
   private final int maxEntryBytes;
   private final int maxEntriesInFlight;
   private final Duration batchWait;
-  private final long logSegmentBytes;
+  private final long raftLogSegmentBytes;
+  private final long localLogSegmentBytes;
   private final Duration operationTimeout;
   private final Duration startTimeout;
   private final Clock clock;
@@ -57,7 +67,8 @@ public final class ReplicationConfig {
     maxEntryBytes = or(b.maxEntryBytes, 2 << 20);
     maxEntriesInFlight = or(b.maxEntriesInFlight, members.size() > 1 ? 1 : 4);
     batchWait = or(b.batchWait, members.size() > 1 ? DEFAULT_ENSEMBLE_BATCH_WAIT : Duration.ZERO);
-    logSegmentBytes = or(b.logSegmentBytes, DEFAULT_LOG_SEGMENT_BYTES);
+    raftLogSegmentBytes = or(b.logSegmentBytes, DEFAULT_RAFT_LOG_SEGMENT_BYTES);
+    localLogSegmentBytes = or(b.logSegmentBytes, DEFAULT_LOCAL_LOG_SEGMENT_BYTES);
     operationTimeout = or(b.operationTimeout, Duration.ofSeconds(10));
     startTimeout = or(b.startTimeout, Duration.ofSeconds(30));
     clock = or(b.clock, Clock.systemUTC());
@@ -81,7 +92,8 @@ public final class ReplicationConfig {
     check(maxEntryBytes > 0, "maxEntryBytes must be positive");
     check(maxEntriesInFlight > 0, "maxEntriesInFlight must be positive");
     check(!batchWait.isNegative(), "batchWait must not be negative");
-    check(logSegmentBytes >= MIN_LOG_SEGMENT_BYTES, "logSegmentBytes must be at least 16 KiB");
+    check(Math.min(raftLogSegmentBytes, localLogSegmentBytes) >= MIN_LOG_SEGMENT_BYTES,
+        "logSegmentBytes must be at least 16 KiB");
     check(operationTimeout.compareTo(Duration.ZERO) > 0, "operationTimeout must be positive");
     check(startTimeout.compareTo(Duration.ZERO) > 0, "startTimeout must be positive");
   }
@@ -178,9 +190,20 @@ public final class ReplicationConfig {
     return batchWait;
   }
 
-  /** Size at which a log segment file is closed and a new one started. Default 32 MiB. */
-  public long logSegmentBytes() {
-    return logSegmentBytes;
+  /**
+   * Size at which a Raft log segment file is closed and a new one started: the one set, else
+   * {@link #DEFAULT_RAFT_LOG_SEGMENT_BYTES}.
+   */
+  public long raftLogSegmentBytes() {
+    return raftLogSegmentBytes;
+  }
+
+  /**
+   * Size at which a single server's log segment file is closed and a new one started: the one set, else
+   * {@link #DEFAULT_LOCAL_LOG_SEGMENT_BYTES}.
+   */
+  public long localLogSegmentBytes() {
+    return localLogSegmentBytes;
   }
 
   /** How long a proposal may wait for its result before it fails with OPERATION_TIMEOUT. Default 10 s. */

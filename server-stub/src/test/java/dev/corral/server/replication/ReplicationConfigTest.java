@@ -23,6 +23,26 @@ class ReplicationConfigTest {
     assertEquals(4, config.maxEntriesInFlight());
     assertEquals(Duration.ZERO, config.batchWait());
     assertEquals(S1, config.selfMember());
+    assertEquals(64L << 20, config.localLogSegmentBytes());
+    assertEquals(1L << 20, config.raftLogSegmentBytes());
+  }
+
+  @Test
+  void aSegmentSizeSetIsEveryLogs() {
+    ReplicationConfig config = ReplicationConfig.builder().dataDir(Path.of("d")).singleMember(S1)
+        .logSegmentBytes(16 << 10).build();
+
+    assertEquals(16 << 10, config.localLogSegmentBytes());
+    assertEquals(16 << 10, config.raftLogSegmentBytes());
+  }
+
+  @Test
+  void aSegmentSizeBelow16KiBFails() {
+    ReplicationConfig.Builder builder = ReplicationConfig.builder().dataDir(Path.of("d")).singleMember(S1)
+        .logSegmentBytes((16 << 10) - 1);
+
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::build);
+    assertEquals("logSegmentBytes must be at least 16 KiB", e.getMessage());
   }
 
   @Test
