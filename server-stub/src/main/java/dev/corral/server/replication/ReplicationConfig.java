@@ -25,11 +25,11 @@ public final class ReplicationConfig {
   public static final long DEFAULT_RAFT_LOG_SEGMENT_BYTES = 1L << 20;
   /**
    * A single server's {@link LocalLog} keeps nothing in memory, and each roll to a new segment costs a
-   * directory fsync and a freshly zero-filled file made durable (its metadata committed to the journal
-   * while the log's own flushes wait on the same disk). At 1 MiB, 8 writers of 1 KiB rolled about 8 times
-   * a second; 64 MiB segments, as ZooKeeper's and etcd's logs preallocate, did 3.6-7.1% more writes a
-   * second (alternating against 1 MiB, 5 runs of 12-14 rounds: setData 1.039, 1.047, 1.071x;
-   * create+delete 1.045, 1.036x). A fresh log costs 128 MiB of disk: the open segment and the spare.
+   * directory fsync on the writer's thread and a freshly zero-filled file made durable beside it, on the
+   * disk the log's own flushes wait for. At 1 MiB, 8 writers of 1 KiB rolled about 8 times a second;
+   * 64 MiB segments, as ZooKeeper's and etcd's logs preallocate, did 3.6-7.1% more writes a second
+   * (alternating against 1 MiB, 5 runs of 12-14 rounds: setData 1.039, 1.047, 1.071x; create+delete
+   * 1.045, 1.036x). A fresh log takes 128 MiB of disk: the open segment and the spare.
    */
   public static final long DEFAULT_LOCAL_LOG_SEGMENT_BYTES = 64L << 20;
   /** See {@link #batchWait()}. */
