@@ -45,6 +45,28 @@ class LocalLogTest {
   }
 
   @Test
+  void aLogWrittenInSmallerSegmentsGoesOnInLargerOnes() throws Exception {
+    try (LocalLog log = LocalLog.open(dir, SEGMENT_BYTES, 0)) { // as a server before segments grew
+      appendAndFlush(log, 1, 40, 1000);
+    }
+    List<Path> small = segments();
+
+    try (LocalLog reopened = LocalLog.open(dir, 4 * SEGMENT_BYTES, 0)) {
+      appendAndFlush(reopened, 41, 60, 1000);
+      List<Path> now = segments();
+      assertEquals(small.size() + 1, now.size(), "the open segment grew to the new size, then one more: " + now);
+      assertEquals(4 * SEGMENT_BYTES, Files.size(small.get(small.size() - 1)));
+    }
+    try (LocalLog again = LocalLog.open(dir, 4 * SEGMENT_BYTES, 0)) {
+      assertEquals(100, again.lastIndex());
+      List<Long> indexes = replayed(again, 0);
+      assertEquals(100, indexes.size());
+      assertEquals(1L, indexes.get(0));
+      assertEquals(100L, indexes.get(99));
+    }
+  }
+
+  @Test
   void replayFromAnIndexSkipsTheRecordsAtOrBeforeIt() throws Exception {
     try (LocalLog log = LocalLog.open(dir, SEGMENT_BYTES, 0)) {
       appendAndFlush(log, 1, 60, 1000);
