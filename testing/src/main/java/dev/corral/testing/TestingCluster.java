@@ -73,8 +73,8 @@ public final class TestingCluster implements AutoCloseable {
 
   /**
    * Starts {@code size} members with the given session tick, each taking a
-   * snapshot every {@code snapshotEvery} log entries. Log segments are 8 MiB
-   * and purged behind snapshots, so a member that was down while a few MiB
+   * snapshot every {@code snapshotEvery} log entries. Log segments are the
+   * Raft log's default, 1 MiB, and purged behind snapshots, so a member that was down while a few MiB
    * were written catches up through a snapshot install.
    */
   public TestingCluster(int size, Duration tick, long snapshotEvery) {

@@ -14,6 +14,9 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 class TestingServerTest {
@@ -32,6 +35,24 @@ class TestingServerTest {
       try (Socket socket = new Socket()) {
         socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 10_000);
       }
+    }
+  }
+
+  @Test
+  void aServerPreallocatesLittleDisk() throws IOException {
+    try (TestingServer server = new TestingServer();
+        Stream<Path> files = Files.walk(server.getTempDirectory())) {
+      long bytes = files.filter(Files::isRegularFile).mapToLong(TestingServerTest::sizeOf).sum();
+
+      assertTrue(bytes <= 4 * TestingServer.LOG_SEGMENT_BYTES, bytes + " bytes in " + server.getTempDirectory());
+    }
+  }
+
+  private static long sizeOf(Path file) {
+    try {
+      return Files.size(file);
+    } catch (IOException gone) { // a spare renamed meanwhile
+      return 0;
     }
   }
 
