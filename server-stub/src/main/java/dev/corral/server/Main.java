@@ -188,7 +188,7 @@ public final class Main {
    */
   static String causes(Throwable failure) {
     String line = "";
-    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
       String message = messageOf(t);
       if (line.contains(message)) {
         continue;

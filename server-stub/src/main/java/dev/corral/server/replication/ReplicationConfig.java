@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -48,8 +49,7 @@ public final class ReplicationConfig {
   private final int maxEntryBytes;
   private final int maxEntriesInFlight;
   private final Duration batchWait;
-  private final long raftLogSegmentBytes;
-  private final long localLogSegmentBytes;
+  private final OptionalLong logSegmentBytes; // set for every log, or each log's own default
   private final Duration operationTimeout;
   private final Duration startTimeout;
   private final Clock clock;
@@ -67,8 +67,7 @@ public final class ReplicationConfig {
     maxEntryBytes = or(b.maxEntryBytes, 2 << 20);
     maxEntriesInFlight = or(b.maxEntriesInFlight, members.size() > 1 ? 1 : 4);
     batchWait = or(b.batchWait, members.size() > 1 ? DEFAULT_ENSEMBLE_BATCH_WAIT : Duration.ZERO);
-    raftLogSegmentBytes = or(b.logSegmentBytes, DEFAULT_RAFT_LOG_SEGMENT_BYTES);
-    localLogSegmentBytes = or(b.logSegmentBytes, DEFAULT_LOCAL_LOG_SEGMENT_BYTES);
+    logSegmentBytes = b.logSegmentBytes == null ? OptionalLong.empty() : OptionalLong.of(b.logSegmentBytes);
     operationTimeout = or(b.operationTimeout, Duration.ofSeconds(10));
     startTimeout = or(b.startTimeout, Duration.ofSeconds(30));
     clock = or(b.clock, Clock.systemUTC());
@@ -92,7 +91,7 @@ public final class ReplicationConfig {
     check(maxEntryBytes > 0, "maxEntryBytes must be positive");
     check(maxEntriesInFlight > 0, "maxEntriesInFlight must be positive");
     check(!batchWait.isNegative(), "batchWait must not be negative");
-    check(Math.min(raftLogSegmentBytes, localLogSegmentBytes) >= MIN_LOG_SEGMENT_BYTES,
+    check(logSegmentBytes.orElse(MIN_LOG_SEGMENT_BYTES) >= MIN_LOG_SEGMENT_BYTES,
         "logSegmentBytes must be at least 16 KiB");
     check(operationTimeout.compareTo(Duration.ZERO) > 0, "operationTimeout must be positive");
     check(startTimeout.compareTo(Duration.ZERO) > 0, "startTimeout must be positive");
@@ -195,7 +194,7 @@ public final class ReplicationConfig {
    * {@link #DEFAULT_RAFT_LOG_SEGMENT_BYTES}.
    */
   public long raftLogSegmentBytes() {
-    return raftLogSegmentBytes;
+    return logSegmentBytes.orElse(DEFAULT_RAFT_LOG_SEGMENT_BYTES);
   }
 
   /**
@@ -203,7 +202,7 @@ public final class ReplicationConfig {
    * {@link #DEFAULT_LOCAL_LOG_SEGMENT_BYTES}.
    */
   public long localLogSegmentBytes() {
-    return localLogSegmentBytes;
+    return logSegmentBytes.orElse(DEFAULT_LOCAL_LOG_SEGMENT_BYTES);
   }
 
   /** How long a proposal may wait for its result before it fails with OPERATION_TIMEOUT. Default 10 s. */
