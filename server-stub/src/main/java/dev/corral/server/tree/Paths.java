@@ -6,7 +6,11 @@ import java.util.Comparator;
 final class Paths {
   static final String ROOT = "/";
 
-  /** Orders names as the bytes of their UTF-8 encoding do (that is, by code point). */
+  /**
+   * Orders names as the bytes of their UTF-8 encoding do (that is, by code point). For the paths the
+   * rules accept now, which hold no surrogates, that is String's own order; not for the names with
+   * characters beyond U+FFFF that a tree written before those were refused may still hold.
+   */
   static final Comparator<String> UTF8_ORDER = Paths::compareCodePoints;
 
   private Paths() {}
