@@ -64,7 +64,7 @@ final class Writer {
       return failure(Errors.of(NODE_EXISTS, "the root node always exists", path));
     }
     if (request.hasParentMode()) {
-      Optional<Error> failed = createAncestors(parent, request.getParentMode());
+      Optional<Error> failed = createAncestors(path, parent, request.getParentMode());
       if (failed.isPresent()) {
         return failure(failed.get());
       }
@@ -167,7 +167,8 @@ final class Writer {
     }
   }
 
-  private Optional<Error> createAncestors(String parent, CreateMode mode) {
+  /** Creates {@code parent} and its missing ancestors for a create of {@code path}, the one its errors name. */
+  private Optional<Error> createAncestors(String path, String parent, CreateMode mode) {
     List<String> missing = new ArrayList<>();
     String ancestor = parent;
     while (state.node(ancestor) == null) {
@@ -175,11 +176,11 @@ final class Writer {
       ancestor = Paths.parent(ancestor);
     }
     if (Modes.isEphemeral(state.node(ancestor).mode())) {
-      return Optional.of(noChildrenForEphemerals(ancestor, ancestor));
+      return Optional.of(noChildrenForEphemerals(ancestor, path));
     }
     for (int i = missing.size() - 1; i >= 0; i--) {
-      String path = missing.get(i);
-      add(Paths.parent(path), path, Node.created(Node.NO_DATA, zxid, timeMs, 0, mode, 0));
+      String created = missing.get(i);
+      add(Paths.parent(created), created, Node.created(Node.NO_DATA, zxid, timeMs, 0, mode, 0));
     }
     return Optional.empty();
   }

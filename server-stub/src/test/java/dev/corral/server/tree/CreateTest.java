@@ -164,9 +164,11 @@ class CreateTest {
   void parentModeUnderAnEphemeralFailsAndCreatesNothing() {
     h.ok(session, create("/e", EPHEMERAL));
     long digest = h.tree.digest();
-    h.fails(session, create(createOf("/e/x/y", PERSISTENT).setParentMode(PERSISTENT)),
+    Error error = h.fails(session, create(createOf("/e/x/y", PERSISTENT).setParentMode(PERSISTENT)),
         ErrorCode.NO_CHILDREN_FOR_EPHEMERALS);
     assertEquals(digest, h.tree.digest());
+    assertEquals("/e/x/y", error.getPath(), "the path asked for, as when the parent itself is ephemeral");
+    assertTrue(error.getMessage().contains("node /e is ephemeral"), error.getMessage());
   }
 
   @Test
