@@ -22,6 +22,7 @@ import dev.corral.server.session.SessionSink;
 import dev.corral.server.session.SessionTracker;
 import dev.corral.server.tree.DataTree;
 import dev.corral.server.tree.SessionRecord;
+import dev.corral.server.tree.TreeRules;
 import dev.corral.server.tree.TreeSnapshot;
 import dev.corral.server.tree.TxnResult;
 import dev.corral.server.tree.Zxid;
@@ -90,9 +91,10 @@ public final class ServerCore implements ReplicatedState {
     lock.writeLock().lock();
     try {
       List<Txn> txns = entry.getTxnsList();
+      TreeRules rules = TreeRules.of(entry.getRules());
       for (int i = 0; i < txns.size(); i++) {
         Txn txn = txns.get(i);
-        TxnResult result = tree.apply(Zxid.of(logIndex, i), entry.getTimeMs(), txn);
+        TxnResult result = tree.apply(Zxid.of(logIndex, i), entry.getTimeMs(), rules, txn);
         afterApply(txn, result);
         listener.applied(txn, result);
       }

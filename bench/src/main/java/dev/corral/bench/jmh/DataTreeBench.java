@@ -10,6 +10,7 @@ import dev.corral.proto.v1.Request;
 import dev.corral.proto.v1.Response;
 import dev.corral.proto.v1.SetDataRequest;
 import dev.corral.server.tree.DataTree;
+import dev.corral.server.tree.TreeRules;
 import dev.corral.server.tree.TxnResult;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -46,14 +47,16 @@ public class DataTreeBench {
   public void setUp() {
     tree = new DataTree();
     session = ++zxid;
-    tree.apply(session, 0, Txn.newBuilder().setOpenSession(OpenSession.newBuilder().setTimeoutMs(10_000)).build());
+    tree.apply(session, 0, TreeRules.CURRENT,
+        Txn.newBuilder().setOpenSession(OpenSession.newBuilder().setTimeoutMs(10_000)).build());
     ByteString value = ByteString.copyFrom(new byte[1024]);
-    tree.apply(++zxid, 0, request(Request.newBuilder().setCreate(CreateRequest.newBuilder().setPath("/bench"))));
+    tree.apply(++zxid, 0, TreeRules.CURRENT,
+        request(Request.newBuilder().setCreate(CreateRequest.newBuilder().setPath("/bench"))));
     setData = new Txn[NODES];
     reads = new Request[NODES];
     for (int n = 0; n < NODES; n++) {
       String path = "/bench/n" + n;
-      tree.apply(++zxid, 0, request(Request.newBuilder().setCreate(
+      tree.apply(++zxid, 0, TreeRules.CURRENT, request(Request.newBuilder().setCreate(
           CreateRequest.newBuilder().setPath(path).setData(value))));
       setData[n] = request(Request.newBuilder().setSetData(
           SetDataRequest.newBuilder().setPath(path).setData(value).setVersion(-1)));
@@ -71,14 +74,14 @@ public class DataTreeBench {
   @Benchmark
   public TxnResult applySetData() {
     i = (i + 1) % NODES;
-    return tree.apply(++zxid, 1, setData[i]);
+    return tree.apply(++zxid, 1, TreeRules.CURRENT, setData[i]);
   }
 
   /** create then delete of a 1 KiB node (two applies). */
   @Benchmark
   public TxnResult applyCreateDelete() {
-    tree.apply(++zxid, 1, create);
-    return tree.apply(++zxid, 1, delete);
+    tree.apply(++zxid, 1, TreeRules.CURRENT, create);
+    return tree.apply(++zxid, 1, TreeRules.CURRENT, delete);
   }
 
   /** getData of one of 10,000 nodes from the tree. */

@@ -137,6 +137,17 @@ class OperationsTest {
     assertEquals("/q/0000000000", withQueue().path(), "a sequential create may end with '/'");
   }
 
+  @Test
+  void sequentialNumbersGoOnAsZooKeepersAfterDeletes() throws Exception {
+    client.create("/seq", NONE, CreateMode.PERSISTENT);
+    for (int i = 0; i < 3; i++) {
+      Created created = client.create("/seq/n-", NONE, CreateMode.EPHEMERAL_SEQUENTIAL);
+      assertEquals("/seq/n-000000000" + i, created.path(), "a delete does not take a number");
+      client.delete(created.path());
+    }
+    assertEquals(3, client.exists("/seq").orElseThrow().cversion(), "cversion counts the creates only");
+  }
+
   private Created withQueue() throws Exception {
     client.create("/q", NONE, CreateMode.PERSISTENT);
     return client.create("/q/", NONE, CreateMode.PERSISTENT_SEQUENTIAL);

@@ -4,6 +4,7 @@ import static dev.corral.server.replication.DaemonThreads.daemon;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.corral.proto.internal.LogEntry;
+import dev.corral.server.tree.TreeRules;
 import dev.corral.server.tree.TreeSnapshot;
 import java.io.IOException;
 import java.time.Duration;
@@ -82,18 +83,23 @@ final class CorralStateMachine extends BaseStateMachine {
 
   /**
    * On the leader, as it takes an entry (its own or a follower's): writes the
-   * leader's time into it, so that every member applies the same time. The
-   * time field is appended to the proposer's bytes, not merged by parsing and
-   * re-serializing the whole entry: a protobuf parser keeps the last value of
-   * a field that appears twice (and proposers leave it unset).
+   * leader's time and tree rules into it, so that every member applies the
+   * same time by the same rules. The fields are appended to the proposer's
+   * bytes, not merged by parsing and re-serializing the whole entry: a
+   * protobuf parser keeps the last value of a field that appears twice (and
+   * proposers leave them unset).
    */
   @Override
   public TransactionContext startTransaction(RaftClientRequest request) {
-    byte[] time = LogEntry.newBuilder().setTimeMs(entryClock.stamp()).build().toByteArray();
+    byte[] stamp = LogEntry.newBuilder()
+        .setTimeMs(entryClock.stamp())
+        .setRules(TreeRules.CURRENT.version())
+        .build()
+        .toByteArray();
     return TransactionContext.newBuilder()
         .setStateMachine(this)
         .setClientRequest(request)
-        .setLogData(request.getMessage().getContent().concat(UnsafeByteOperations.unsafeWrap(time)))
+        .setLogData(request.getMessage().getContent().concat(UnsafeByteOperations.unsafeWrap(stamp)))
         .build();
   }
 

@@ -19,11 +19,13 @@ final class Applier {
   private final TreeState state;
   private final long zxid;
   private final long timeMs;
+  private final TreeRules rules;
 
-  Applier(TreeState state, long zxid, long timeMs) {
+  Applier(TreeState state, long zxid, long timeMs, TreeRules rules) {
     this.state = state;
     this.zxid = zxid;
     this.timeMs = timeMs;
+    this.rules = rules;
   }
 
   TxnResult apply(Txn txn) {
@@ -67,7 +69,7 @@ final class Applier {
   private TxnResult request(Txn txn) {
     long sessionId = txn.getSessionId();
     Request request = txn.getRequest();
-    Writer writer = new Writer(state, zxid, timeMs, sessionId);
+    Writer writer = new Writer(state, zxid, timeMs, rules, sessionId);
     state.begin();
     Response response;
     try {
@@ -108,7 +110,7 @@ final class Applier {
 
   private TxnResult closeSession(Txn txn) {
     long sessionId = txn.getSessionId();
-    Writer writer = new Writer(state, zxid, timeMs, sessionId);
+    Writer writer = new Writer(state, zxid, timeMs, rules, sessionId);
     List<String> owned = new ArrayList<>(state.ephemeralPaths(sessionId));
     owned.sort(Paths.UTF8_ORDER);
     owned.forEach(writer::remove);
@@ -123,7 +125,7 @@ final class Applier {
 
   private TxnResult expireNode(ExpireNode expire) {
     Node node = state.node(expire.getPath());
-    Writer writer = new Writer(state, zxid, timeMs, 0);
+    Writer writer = new Writer(state, zxid, timeMs, rules, 0);
     if (node != null && node.mzxid() == expire.getMzxid() && node.ttlExpired(timeMs)) {
       writer.remove(expire.getPath());
       writer.removeEmptiedContainers();

@@ -39,7 +39,8 @@ public final class DataTree {
   }
 
   /**
-   * Applies one txn at {@code zxid}; {@code timeMs} is the log entry's time.
+   * Applies one txn at {@code zxid} by {@code rules}; {@code timeMs} and
+   * {@code rules} are the log entry's.
    * Domain failures are answered in the result's response (with
    * {@code zxid}), and a failed txn changes nothing; so does a txn whose
    * proposal was applied already (see {@link AppliedProposals}). Afterwards
@@ -47,7 +48,7 @@ public final class DataTree {
    *
    * @throws IllegalArgumentException if {@code zxid} is not greater than {@link #lastZxid()}
    */
-  public TxnResult apply(long zxid, long timeMs, Txn txn) {
+  public TxnResult apply(long zxid, long timeMs, TreeRules rules, Txn txn) {
     if (zxid <= lastZxid) {
       throw new IllegalArgumentException("zxid " + zxid + " is not after the last applied zxid " + lastZxid);
     }
@@ -58,7 +59,7 @@ public final class DataTree {
               + " already applied; skipped")).build(), List.of());
     }
     proposals.applied(txn);
-    return new Applier(state, zxid, timeMs).apply(txn);
+    return new Applier(state, zxid, timeMs, rules).apply(txn);
   }
 
   /**

@@ -36,11 +36,12 @@ record Node(
   }
 
   Node withChildAdded(long zxid) {
-    return withChildren(zxid, numChildren + 1);
+    return withChildren(zxid, numChildren + 1, cversion + 1);
   }
 
-  Node withChildRemoved(long zxid) {
-    return withChildren(zxid, numChildren - 1);
+  /** One child fewer; {@code countInCversion} is false under ZooKeeper's rule (see {@link TreeRules}). */
+  Node withChildRemoved(long zxid, boolean countInCversion) {
+    return withChildren(zxid, numChildren - 1, countInCversion ? cversion + 1 : cversion);
   }
 
   Node withNumChildren(int count) {
@@ -48,8 +49,8 @@ record Node(
         ephemeralOwner, mode, ttlMs, count);
   }
 
-  private Node withChildren(long zxid, int count) {
-    return new Node(data, czxid, mzxid, zxid, ctime, mtime, version, cversion + 1,
+  private Node withChildren(long zxid, int count, int newCversion) {
+    return new Node(data, czxid, mzxid, zxid, ctime, mtime, version, newCversion,
         ephemeralOwner, mode, ttlMs, count);
   }
 

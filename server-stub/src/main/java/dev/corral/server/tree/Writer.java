@@ -37,14 +37,16 @@ final class Writer {
   private final TreeState state;
   private final long zxid;
   private final long timeMs;
+  private final TreeRules rules;
   private final long sessionId;
   private final List<WatchEvent> events = new ArrayList<>();
   private final Set<String> emptiedContainers = new TreeSet<>(Paths.UTF8_ORDER);
 
-  Writer(TreeState state, long zxid, long timeMs, long sessionId) {
+  Writer(TreeState state, long zxid, long timeMs, TreeRules rules, long sessionId) {
     this.state = state;
     this.zxid = zxid;
     this.timeMs = timeMs;
+    this.rules = rules;
     this.sessionId = sessionId;
   }
 
@@ -141,7 +143,7 @@ final class Writer {
   void remove(String path) {
     state.remove(path);
     String parent = Paths.parent(path);
-    Node parentNode = state.node(parent).withChildRemoved(zxid);
+    Node parentNode = state.node(parent).withChildRemoved(zxid, rules.deleteCountsInParentCversion());
     state.replace(parent, parentNode);
     events.add(event(EventType.NODE_DELETED, path));
     events.add(event(EventType.NODE_CHILDREN_CHANGED, parent));

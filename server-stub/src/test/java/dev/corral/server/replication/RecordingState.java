@@ -3,6 +3,7 @@ package dev.corral.server.replication;
 import dev.corral.proto.internal.LogEntry;
 import dev.corral.proto.internal.Txn;
 import dev.corral.server.tree.DataTree;
+import dev.corral.server.tree.TreeRules;
 import dev.corral.server.tree.TreeSnapshot;
 import dev.corral.server.tree.Zxid;
 import java.util.ArrayList;
@@ -38,7 +39,7 @@ final class RecordingState implements ReplicatedState {
     synchronized (this) {
       for (int i = 0; i < entry.getTxnsCount(); i++) {
         Txn txn = entry.getTxns(i);
-        listener.applied(txn, tree.apply(Zxid.of(logIndex, i), entry.getTimeMs(), txn));
+        listener.applied(txn, tree.apply(Zxid.of(logIndex, i), entry.getTimeMs(), TreeRules.of(entry.getRules()), txn));
       }
       applied.add(new Applied(logIndex, entry));
     }

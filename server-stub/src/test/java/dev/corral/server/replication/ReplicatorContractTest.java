@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.google.protobuf.ByteString;
 import dev.corral.proto.internal.Txn;
 import dev.corral.proto.v1.ErrorCode;
+import dev.corral.server.tree.TreeRules;
 import dev.corral.server.tree.TxnResult;
 import dev.corral.server.tree.Zxid;
 import java.io.IOException;
@@ -258,6 +259,19 @@ abstract class ReplicatorContractTest<R extends Replicator> {
       previous = a.entry().getTimeMs();
     }
     assertEquals(5_000_000, previous, "the clock's first reading stays the high-water mark");
+  }
+
+  @Test
+  void everyEntryCarriesTheTreeRulesItWasFormedUnder() throws Exception {
+    RecordingState state = new RecordingState();
+    R replicator = start(config().build(), state);
+    Txns txns = Txns.openSession(replicator);
+    replicator.propose(txns.create("/r")).get(WAIT_SECONDS, TimeUnit.SECONDS);
+
+    assertFalse(state.applied().isEmpty());
+    for (RecordingState.Applied a : state.applied()) {
+      assertEquals(TreeRules.CURRENT.version(), a.entry().getRules(), "entry " + a.index());
+    }
   }
 
   @Test

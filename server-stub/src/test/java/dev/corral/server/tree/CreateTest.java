@@ -118,10 +118,32 @@ class CreateTest {
     TxnResult first = h.ok(session, create("/q/item-", PERSISTENT_SEQUENTIAL));
     TxnResult second = h.ok(session, create("/q/item-", EPHEMERAL_SEQUENTIAL));
 
-    assertEquals("/q/item-0000000002", first.response().getCreate().getPath());
-    assertEquals("/q/item-0000000003", second.response().getCreate().getPath());
-    assertTrue(h.exists("/q/item-0000000003"));
-    assertEquals(List.of("NODE_CREATED /q/item-0000000002", "NODE_CHILDREN_CHANGED /q"), events(first));
+    assertEquals("/q/item-0000000001", first.response().getCreate().getPath());
+    assertEquals("/q/item-0000000002", second.response().getCreate().getPath());
+    assertTrue(h.exists("/q/item-0000000002"));
+    assertEquals(List.of("NODE_CREATED /q/item-0000000001", "NODE_CHILDREN_CHANGED /q"), events(first));
+  }
+
+  @Test
+  void sequentialNumbersCountCreatesOnlySoALockCycleTakesOneNumber() {
+    h.ok(session, create("/lock"));
+    for (int i = 0; i < 3; i++) {
+      String path = h.ok(session, create("/lock/n-", EPHEMERAL_SEQUENTIAL)).response().getCreate().getPath();
+      assertEquals("/lock/n-000000000" + i, path, "as ZooKeeper numbers them");
+      h.ok(session, delete(path, -1));
+    }
+  }
+
+  @Test
+  void entriesWrittenUnderTheFirstRulesReplayToTheNamesTheirClientsWereTold() {
+    h.rules = TreeRules.V0;
+    h.ok(session, create("/q"));
+    String told = sequentialCreate("/q/n-");
+    h.ok(session, delete(told, -1));
+
+    assertEquals("/q/n-0000000002", sequentialCreate("/q/n-"));
+    h.rules = TreeRules.CURRENT;
+    assertEquals("/q/n-0000000003", sequentialCreate("/q/n-"));
   }
 
   @Test
@@ -209,9 +231,13 @@ class CreateTest {
   void nonIncreasingZxidIsAProgrammingError() {
     long last = h.tree.lastZxid();
     Txn txn = Txn.newBuilder().setSessionId(session).setRequest(create("/a")).build();
-    assertThrows(IllegalArgumentException.class, () -> h.tree.apply(last, 0, txn));
-    assertThrows(IllegalArgumentException.class, () -> h.tree.apply(last - 1, 0, txn));
-    assertThrows(IllegalArgumentException.class, () -> new DataTree().apply(0, 0, txn));
+    assertThrows(IllegalArgumentException.class, () -> h.tree.apply(last, 0, TreeRules.CURRENT, txn));
+    assertThrows(IllegalArgumentException.class, () -> h.tree.apply(last - 1, 0, TreeRules.CURRENT, txn));
+    assertThrows(IllegalArgumentException.class, () -> new DataTree().apply(0, 0, TreeRules.CURRENT, txn));
     assertFalse(h.exists("/a"));
+  }
+
+  private String sequentialCreate(String path) {
+    return h.ok(session, create(path, PERSISTENT_SEQUENTIAL)).response().getCreate().getPath();
   }
 }

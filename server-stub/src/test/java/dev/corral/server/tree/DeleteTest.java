@@ -1,6 +1,7 @@
 package dev.corral.server.tree;
 
 import static dev.corral.proto.v1.CreateMode.CONTAINER;
+import static dev.corral.proto.v1.CreateMode.EPHEMERAL;
 import static dev.corral.server.tree.Harness.events;
 import static dev.corral.server.tree.Requests.create;
 import static dev.corral.server.tree.Requests.delete;
@@ -29,9 +30,31 @@ class DeleteTest {
     assertFalse(h.exists("/p/c"));
     Stat parent = h.stat("/p");
     assertEquals(0, parent.getNumChildren());
-    assertEquals(2, parent.getCversion());
+    assertEquals(1, parent.getCversion(), "as in ZooKeeper, a child's delete leaves its parent's cversion alone");
     assertEquals(zxid, parent.getPzxid());
     assertEquals(List.of("NODE_DELETED /p/c", "NODE_CHILDREN_CHANGED /p"), events(result));
+  }
+
+  @Test
+  void anEntryWrittenUnderTheFirstRulesCountsADeleteInItsParentsCversion() {
+    h.rules = TreeRules.V0;
+    h.ok(session, create("/p"));
+    h.ok(session, create("/p/c"));
+    h.ok(session, delete("/p/c", -1));
+
+    assertEquals(2, h.stat("/p").getCversion());
+  }
+
+  @Test
+  void closingASessionLeavesTheCversionOfItsEphemeralsParentsAlone() {
+    long owner = h.openSession();
+    h.ok(session, create("/p"));
+    h.ok(owner, create("/p/e", EPHEMERAL));
+    h.closeSession(owner);
+
+    Stat parent = h.stat("/p");
+    assertEquals(1, parent.getCversion());
+    assertEquals(0, parent.getNumChildren());
   }
 
   @Test

@@ -71,7 +71,7 @@ class DigestTest {
   private static DataTree run(List<Txn> txns) {
     DataTree tree = new DataTree();
     for (int i = 0; i < txns.size(); i++) {
-      tree.apply(Zxid.of(i + 1, 0), 1_000L * i, txns.get(i));
+      tree.apply(Zxid.of(i + 1, 0), 1_000L * i, TreeRules.CURRENT, txns.get(i));
     }
     return tree;
   }
@@ -82,8 +82,8 @@ class DigestTest {
     DataTree a = new DataTree();
     DataTree b = new DataTree();
     for (int i = 0; i < txns.size(); i++) {
-      TxnResult ra = a.apply(Zxid.of(i + 1, 0), 1_000L * i, txns.get(i));
-      TxnResult rb = b.apply(Zxid.of(i + 1, 0), 1_000L * i, txns.get(i));
+      TxnResult ra = a.apply(Zxid.of(i + 1, 0), 1_000L * i, TreeRules.CURRENT, txns.get(i));
+      TxnResult rb = b.apply(Zxid.of(i + 1, 0), 1_000L * i, TreeRules.CURRENT, txns.get(i));
       assertEquals(ra, rb, "txn " + i);
     }
     assertEquals(a.digest(), b.digest());
@@ -99,7 +99,7 @@ class DigestTest {
     prefix.snapshot().writeTo(out);
     DataTree replica = DataTree.load(new ByteArrayInputStream(out.toByteArray()));
     for (int i = 300; i < txns.size(); i++) {
-      replica.apply(Zxid.of(i + 1, 0), 1_000L * i, txns.get(i));
+      replica.apply(Zxid.of(i + 1, 0), 1_000L * i, TreeRules.CURRENT, txns.get(i));
     }
     assertEquals(leader.digest(), replica.digest());
     assertEquals(leader.nodeCount(), replica.nodeCount());

@@ -20,6 +20,8 @@ import java.util.List;
 final class Harness {
   final DataTree tree;
   long timeMs = 1_000_000;
+  /** The rules of the entries to come (a log entry's field, see {@link TreeRules}). */
+  TreeRules rules = TreeRules.CURRENT;
   private long logIndex;
 
   Harness() {
@@ -38,7 +40,7 @@ final class Harness {
 
   TxnResult apply(Txn txn) {
     logIndex++;
-    return tree.apply(Zxid.of(logIndex, 0), timeMs, txn);
+    return tree.apply(Zxid.of(logIndex, 0), timeMs, rules, txn);
   }
 
   /** The attachment token of every session {@link #openSession} opens. */

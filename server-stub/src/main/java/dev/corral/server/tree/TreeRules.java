@@ -1,0 +1,51 @@
+package dev.corral.server.tree;
+
+/**
+ * The versions of the rules by which txns change the tree. A log entry carries
+ * the version it was formed under and is applied by it, so that a log written
+ * before a rule changed replays to the same tree (and the same sequential
+ * names its clients were told) after an upgrade.
+ */
+public enum TreeRules {
+  /** Logs written before rule versions: a child's delete counts in its parent's cversion. */
+  V0(0, true),
+  /** As ZooKeeper: only a child's create counts in its parent's cversion, and so in the sequential counter. */
+  V1(1, false);
+
+  /** The rules this server writes new entries under. */
+  public static final TreeRules CURRENT = V1;
+
+  private final int version;
+  private final boolean deleteCountsInParentCversion;
+
+  TreeRules(int version, boolean deleteCountsInParentCversion) {
+    this.version = version;
+    this.deleteCountsInParentCversion = deleteCountsInParentCversion;
+  }
+
+  /** The number a log entry carries. */
+  public int version() {
+    return version;
+  }
+
+  boolean deleteCountsInParentCversion() {
+    return deleteCountsInParentCversion;
+  }
+
+  /**
+   * The rules a log entry names.
+   *
+   * @throws IllegalStateException for a version this server does not know
+   *     (an entry formed by a newer server): applying it by other rules could
+   *     make a tree that differs from the other servers'
+   */
+  public static TreeRules of(int version) {
+    for (TreeRules rules : values()) {
+      if (rules.version == version) {
+        return rules;
+      }
+    }
+    throw new IllegalStateException("a log entry written under tree rules " + version
+        + ", which this server does not know (it knows up to " + CURRENT.version + "); upgrade this server");
+  }
+}
