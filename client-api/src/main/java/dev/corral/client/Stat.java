@@ -9,7 +9,7 @@ package dev.corral.client;
  * @param ctime creation time, ms since the epoch (the proposing server's clock)
  * @param mtime last data change time, ms since the epoch
  * @param version number of data changes
- * @param cversion number of children created (as in ZooKeeper, a delete leaves it alone)
+ * @param cversion number of changes to the children (each create and each delete of a child)
  * @param aversion number of ACL changes (always 0)
  * @param ephemeralOwner the owning session for an ephemeral node, else 0
  * @param dataLength data length in bytes

@@ -22,7 +22,7 @@ final class Digests {
         .putLong(node.ctime())
         .putLong(node.mtime())
         .putInt(node.version())
-        .putInt(node.cversion())
+        .putInt(node.childCounter())
         .putLong(node.ephemeralOwner())
         .putInt(node.mode().getNumber())
         .putLong(node.ttlMs())

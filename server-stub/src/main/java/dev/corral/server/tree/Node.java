@@ -6,6 +6,11 @@ import dev.corral.proto.v1.Stat;
 /**
  * One znode's data and metadata. Immutable: a change makes a new record, so a
  * snapshot can share records with the live tree. {@code data} is never mutated.
+ *
+ * <p>{@code childCounter} is ZooKeeper's stored cversion: the children ever
+ * created under the node (under {@link TreeRules#V0}, deletes too), from which
+ * sequential children take their numbers. The cversion clients see counts every
+ * create and delete of a child, as ZooKeeper's: see {@link #cversion()}.
  */
 record Node(
     byte[] data,
@@ -15,7 +20,7 @@ record Node(
     long ctime,
     long mtime,
     int version,
-    int cversion,
+    int childCounter,
     long ephemeralOwner,
     CreateMode mode,
     long ttlMs,
@@ -31,27 +36,39 @@ record Node(
   }
 
   Node withData(byte[] newData, long zxid, long timeMs) {
-    return new Node(newData, czxid, zxid, pzxid, ctime, timeMs, version + 1, cversion,
+    return new Node(newData, czxid, zxid, pzxid, ctime, timeMs, version + 1, childCounter,
         ephemeralOwner, mode, ttlMs, numChildren);
   }
 
   Node withChildAdded(long zxid) {
-    return withChildren(zxid, numChildren + 1, cversion + 1);
+    return withChildren(zxid, numChildren + 1, childCounter + 1);
   }
 
-  /** One child fewer; {@code countInCversion} is false under ZooKeeper's rule (see {@link TreeRules}). */
-  Node withChildRemoved(long zxid, boolean countInCversion) {
-    return withChildren(zxid, numChildren - 1, countInCversion ? cversion + 1 : cversion);
+  /** One child fewer; {@code counted} (see {@link TreeRules}) if the delete counts in {@code childCounter}. */
+  Node withChildRemoved(long zxid, boolean counted) {
+    return withChildren(zxid, numChildren - 1, counted ? childCounter + 1 : childCounter);
   }
 
   Node withNumChildren(int count) {
-    return new Node(data, czxid, mzxid, pzxid, ctime, mtime, version, cversion,
+    return new Node(data, czxid, mzxid, pzxid, ctime, mtime, version, childCounter,
         ephemeralOwner, mode, ttlMs, count);
   }
 
-  private Node withChildren(long zxid, int count, int newCversion) {
-    return new Node(data, czxid, mzxid, zxid, ctime, mtime, version, newCversion,
+  private Node withChildren(long zxid, int count, int counter) {
+    return new Node(data, czxid, mzxid, zxid, ctime, mtime, version, counter,
         ephemeralOwner, mode, ttlMs, count);
+  }
+
+  /**
+   * The changes to the children, as ZooKeeper computes it from its stored
+   * count: every child created and not still present was deleted, so creates
+   * plus deletes is {@code 2 * created - numChildren}. It grows by one with
+   * each create or delete of a child. (For a node whose counter also counted
+   * deletes under {@link TreeRules#V0}, the value is larger, and still grows
+   * by one per change from there.)
+   */
+  int cversion() {
+    return 2 * childCounter - numChildren;
   }
 
   /** True if a TTL node is childless and unchanged for longer than its TTL at {@code nowMs}. */
@@ -67,7 +84,7 @@ record Node(
         .setCtime(ctime)
         .setMtime(mtime)
         .setVersion(version)
-        .setCversion(cversion)
+        .setCversion(cversion())
         .setEphemeralOwner(ephemeralOwner)
         .setDataLength(data.length)
         .setNumChildren(numChildren)

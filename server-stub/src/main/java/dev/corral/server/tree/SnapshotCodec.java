@@ -127,7 +127,7 @@ final class SnapshotCodec {
         .setCtime(node.ctime())
         .setMtime(node.mtime())
         .setVersion(node.version())
-        .setCversion(node.cversion())
+        .setCversion(node.childCounter())
         .setEphemeralOwner(node.ephemeralOwner())
         .setMode(node.mode())
         .setTtlMs(node.ttlMs())

@@ -7,20 +7,20 @@ package dev.corral.server.tree;
  * names its clients were told) after an upgrade.
  */
 public enum TreeRules {
-  /** Logs written before rule versions: a child's delete counts in its parent's cversion. */
+  /** Logs written before rule versions: a child's delete counts in its parent's child counter. */
   V0(0, true),
-  /** As ZooKeeper: only a child's create counts in its parent's cversion, and so in the sequential counter. */
+  /** As ZooKeeper: only a child's create counts in its parent's child counter, and so in sequential numbers. */
   V1(1, false);
 
   /** The rules this server writes new entries under. */
   public static final TreeRules CURRENT = V1;
 
   private final int version;
-  private final boolean deleteCountsInParentCversion;
+  private final boolean deleteCountsInChildCounter;
 
-  TreeRules(int version, boolean deleteCountsInParentCversion) {
+  TreeRules(int version, boolean deleteCountsInChildCounter) {
     this.version = version;
-    this.deleteCountsInParentCversion = deleteCountsInParentCversion;
+    this.deleteCountsInChildCounter = deleteCountsInChildCounter;
   }
 
   /** The number a log entry carries. */
@@ -28,8 +28,8 @@ public enum TreeRules {
     return version;
   }
 
-  boolean deleteCountsInParentCversion() {
-    return deleteCountsInParentCversion;
+  boolean deleteCountsInChildCounter() {
+    return deleteCountsInChildCounter;
   }
 
   /**

@@ -79,7 +79,7 @@ final class Writer {
     if (Modes.isEphemeral(parentNode.mode())) {
       return failure(noChildrenForEphemerals(parent, path));
     }
-    String actual = sequential ? path + String.format(Locale.ROOT, "%010d", parentNode.cversion()) : path;
+    String actual = sequential ? path + String.format(Locale.ROOT, "%010d", parentNode.childCounter()) : path;
     if (state.node(actual) != null) {
       return failure(Errors.of(NODE_EXISTS, "node " + actual + " already exists", actual));
     }
@@ -143,7 +143,7 @@ final class Writer {
   void remove(String path) {
     state.remove(path);
     String parent = Paths.parent(path);
-    Node parentNode = state.node(parent).withChildRemoved(zxid, rules.deleteCountsInParentCversion());
+    Node parentNode = state.node(parent).withChildRemoved(zxid, rules.deleteCountsInChildCounter());
     state.replace(parent, parentNode);
     events.add(event(EventType.NODE_DELETED, path));
     events.add(event(EventType.NODE_CHILDREN_CHANGED, parent));

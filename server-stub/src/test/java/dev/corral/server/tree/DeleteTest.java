@@ -2,6 +2,7 @@ package dev.corral.server.tree;
 
 import static dev.corral.proto.v1.CreateMode.CONTAINER;
 import static dev.corral.proto.v1.CreateMode.EPHEMERAL;
+import static dev.corral.proto.v1.CreateMode.PERSISTENT_SEQUENTIAL;
 import static dev.corral.server.tree.Harness.events;
 import static dev.corral.server.tree.Requests.create;
 import static dev.corral.server.tree.Requests.delete;
@@ -12,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.proto.v1.ErrorCode;
 import dev.corral.proto.v1.Stat;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -30,30 +32,52 @@ class DeleteTest {
     assertFalse(h.exists("/p/c"));
     Stat parent = h.stat("/p");
     assertEquals(0, parent.getNumChildren());
-    assertEquals(1, parent.getCversion(), "as in ZooKeeper, a child's delete leaves its parent's cversion alone");
+    assertEquals(2, parent.getCversion(), "the create and the delete, as ZooKeeper counts");
     assertEquals(zxid, parent.getPzxid());
     assertEquals(List.of("NODE_DELETED /p/c", "NODE_CHILDREN_CHANGED /p"), events(result));
   }
 
   @Test
-  void anEntryWrittenUnderTheFirstRulesCountsADeleteInItsParentsCversion() {
-    h.rules = TreeRules.V0;
+  void cversionGrowsByOneWithEachCreateOrDeleteOfAChildWhileTheSequenceCountsCreates() {
     h.ok(session, create("/p"));
-    h.ok(session, create("/p/c"));
-    h.ok(session, delete("/p/c", -1));
-
-    assertEquals(2, h.stat("/p").getCversion());
+    List<Integer> seen = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      String child = h.ok(session, create("/p/n-", PERSISTENT_SEQUENTIAL)).response().getCreate().getPath();
+      seen.add(h.stat("/p").getCversion());
+      assertEquals("/p/n-000000000" + i, child);
+      h.ok(session, delete(child, -1));
+      seen.add(h.stat("/p").getCversion());
+    }
+    assertEquals(List.of(1, 2, 3, 4, 5, 6), seen);
   }
 
   @Test
-  void closingASessionLeavesTheCversionOfItsEphemeralsParentsAlone() {
+  void aParentChangedUnderTheFirstRulesShowsACversionThatNeverGoesBack() {
+    h.rules = TreeRules.V0;
+    h.ok(session, create("/p"));
+    h.ok(session, create("/p/a"));
+    h.ok(session, delete("/p/a", -1));
+    int before = h.stat("/p").getCversion();
+    h.rules = TreeRules.CURRENT;
+    h.ok(session, create("/p/b"));
+    int afterCreate = h.stat("/p").getCversion();
+    h.ok(session, delete("/p/b", -1));
+
+    assertTrue(before >= 2, "at least the create and the delete: " + before);
+    assertEquals(before + 1, afterCreate);
+    assertEquals(before + 2, h.stat("/p").getCversion());
+  }
+
+  @Test
+  void eachEphemeralAClosingSessionRemovesCountsInItsParentsCversion() {
     long owner = h.openSession();
     h.ok(session, create("/p"));
-    h.ok(owner, create("/p/e", EPHEMERAL));
+    h.ok(owner, create("/p/e1", EPHEMERAL));
+    h.ok(owner, create("/p/e2", EPHEMERAL));
     h.closeSession(owner);
 
     Stat parent = h.stat("/p");
-    assertEquals(1, parent.getCversion());
+    assertEquals(4, parent.getCversion());
     assertEquals(0, parent.getNumChildren());
   }
 
