@@ -82,7 +82,9 @@ public interface CoordinationClient extends AutoCloseable {
   /**
    * Runs {@code ops} atomically at one point of the log. On failure throws the
    * failing op's exception, whose {@link CoordinationException#opResults()}
-   * gives every op's result.
+   * gives every op's result. A multi of reads only ({@link Op#getChildren},
+   * {@link Op#getData}, {@link Op#exists}) is not failed by a missing node: as
+   * ZooKeeper's multiRead, that read's result is an {@link OpResult.ErrorResult}.
    */
   List<OpResult> multi(List<Op> ops) throws CoordinationException, InterruptedException;
 

@@ -30,6 +30,10 @@ public sealed interface OpResult {
   /** Existence told. */
   record ExistsResult(Optional<Stat> stat) implements OpResult {}
 
-  /** In a failed multi: this op's error (ROLLED_BACK for ops undone because another failed). */
+  /**
+   * In a failed multi: this op's error (ROLLED_BACK for ops undone because
+   * another failed). In a multi of reads only, which never fails as a whole
+   * (as ZooKeeper's multiRead): the error of a read that failed (NO_NODE).
+   */
   record ErrorResult(Code code, String message) implements OpResult {}
 }

@@ -212,6 +212,18 @@ class OperationsTest {
   }
 
   @Test
+  void aMultiOfReadsAnswersAMissingNodeInItsPlaceAsZooKeepersMultiRead() throws Exception {
+    client.create("/r", NONE, CreateMode.PERSISTENT);
+    client.create("/r/a", NONE, CreateMode.PERSISTENT);
+
+    List<OpResult> results = client.multi(List.of(Op.getData("/r/none"), Op.getChildren("/r"), Op.exists("/r/none")));
+
+    assertEquals(Code.NO_NODE, ((OpResult.ErrorResult) results.get(0)).code());
+    assertEquals(List.of("a"), ((OpResult.GetChildrenResult) results.get(1)).children());
+    assertEquals(new OpResult.ExistsResult(java.util.Optional.empty()), results.get(2));
+  }
+
+  @Test
   void serverErrorsBecomeTypedExceptions() throws Exception {
     client.create("/e", NONE, CreateMode.PERSISTENT);
     assertThrows(NodeExistsException.class, () -> client.create("/e", NONE, CreateMode.PERSISTENT));

@@ -76,13 +76,10 @@ final class Contenders {
 
   /** Where {@code node} stands now: siblings and the node's own Stat read at one point of the log. */
   Standing examine(OwnNode node) throws CoordinationException, InterruptedException {
-    List<OpResult> results;
-    try {
-      results = client.multi(List.of(Op.getChildren(path), Op.exists(node.path())));
-    } catch (NoNodeException parentGone) {
-      return Standing.GONE;
+    List<OpResult> results = client.multi(List.of(Op.getChildren(path), Op.exists(node.path())));
+    if (!(results.get(0) instanceof OpResult.GetChildrenResult children)) {
+      return Standing.GONE; // a multi of reads answers a missing parent with NO_NODE in its place
     }
-    OpResult.GetChildrenResult children = (OpResult.GetChildrenResult) results.get(0);
     OpResult.ExistsResult own = (OpResult.ExistsResult) results.get(1);
     return standing(node, children.children(), own.stat());
   }

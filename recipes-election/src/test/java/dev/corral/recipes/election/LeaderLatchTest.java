@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -227,6 +228,23 @@ class LeaderLatchTest {
     await().atMost(Clients.WAIT).until(() -> second.getParticipants().stream().map(Participant::id).toList()
         .equals(List.of("second", "first")));
     assertFalse(first.hasLeadership());
+  }
+
+  @Test
+  void aLoneLeaderWhoseNodeIsDeletedWithItsContainerJoinsAgainAndLeads() throws Exception {
+    CoordinationClient observer = clients.connect();
+    LeaderLatch only = latch(clients.connect(), "only");
+    EventLog events = new EventLog();
+    only.addListener(events.latchListener());
+    only.start();
+    only.await();
+    String node = observer.getChildren(PATH).get(0);
+
+    observer.delete(PATH + "/" + node); // the last child: its container parent goes with it
+
+    events.awaitEvents("isLeader", "notLeader", "isLeader");
+    assertTrue(only.hasLeadership());
+    assertNotEquals(List.of(node), observer.getChildren(PATH));
   }
 
   @Test

@@ -14,7 +14,9 @@ import java.util.Locale;
 
 /**
  * Runs the operations of a multi in order against the open change; reads see
- * earlier writes. Stops at the first failure (the caller rolls back).
+ * earlier writes. Stops at the first failure (the caller rolls back). A multi
+ * of reads only is not a transaction: as ZooKeeper's multiRead, each read is
+ * answered on its own, a failed one with its error in its place.
  */
 final class MultiApplier {
   private final TreeState state;
@@ -28,11 +30,12 @@ final class MultiApplier {
   }
 
   Response apply(MultiRequest multi) {
+    boolean reads = readsOnly(multi);
     MultiResult.Builder results = MultiResult.newBuilder();
     List<MultiOp> ops = multi.getOpsList();
     for (int i = 0; i < ops.size(); i++) {
       OpResult result = applyOp(ops.get(i));
-      if (result.hasError()) {
+      if (result.hasError() && !reads) {
         return failed(ops, i, result.getError(), zxid);
       }
       results.addResults(result);
@@ -65,8 +68,8 @@ final class MultiApplier {
 
   /**
    * Answers a multi of reads only against the state as it stands, as the log
-   * would have: every result or, at the first failure, that error and every
-   * operation's result, at {@code zxid} (the last applied).
+   * would have: every read's result (or its error), at {@code zxid} (the last
+   * applied).
    */
   static Response read(TreeState state, MultiRequest multi, long zxid) {
     if (!readsOnly(multi)) {

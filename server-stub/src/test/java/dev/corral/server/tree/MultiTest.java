@@ -176,6 +176,22 @@ class MultiTest {
   }
 
   @Test
+  void aReadThatFailsInAMultiOfReadsIsAnsweredInItsPlaceAndTheOthersStill() {
+    h.ok(session, create("/a"));
+    h.ok(session, create("/a/b"));
+    Request reads = multi(opGetData("/nope"), opGetChildren("/a"), opGetChildren("/gone"));
+
+    for (Response response : List.of(h.read(reads), h.write(session, reads).response())) {
+      assertFalse(response.hasError(), () -> "the multi itself succeeds: " + response);
+      List<OpResult> results = response.getMulti().getResultsList();
+      assertEquals(ErrorCode.NO_NODE, results.get(0).getError().getCode());
+      assertEquals("/nope", results.get(0).getError().getPath());
+      assertEquals(List.of("b"), results.get(1).getGetChildren().getChildrenList());
+      assertEquals(ErrorCode.NO_NODE, results.get(2).getError().getCode());
+    }
+  }
+
+  @Test
   void aMultiOfReadsIsAnsweredFromTheTreeAsTheLogWouldAnswerIt() {
     h.ok(session, create("/a"));
     h.ok(session, create("/a/b"));
