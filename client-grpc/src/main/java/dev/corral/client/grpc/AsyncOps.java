@@ -6,6 +6,7 @@ import dev.corral.client.Children;
 import dev.corral.client.Code;
 import dev.corral.client.CoordinationException;
 import dev.corral.client.CreateOptions;
+import dev.corral.client.EventType;
 import dev.corral.client.Created;
 import dev.corral.client.InvalidPathException;
 import dev.corral.client.NoWatcherException;
@@ -14,6 +15,7 @@ import dev.corral.client.Op;
 import dev.corral.client.OpResult;
 import dev.corral.client.PathRules;
 import dev.corral.client.Stat;
+import dev.corral.client.WatchedEvent;
 import dev.corral.client.Watcher;
 import dev.corral.client.WatcherType;
 import dev.corral.proto.v1.AddWatchRequest;
@@ -254,9 +256,10 @@ final class AsyncOps implements AsyncCoordinationClient {
   }
 
   /**
-   * Removes the watcher locally; tells the server only for kinds of watch no local
-   * watcher holds on the path any more (a NoWatcher from the server is ignored:
-   * its watch had fired meanwhile).
+   * Removes the watcher locally and tells it, with one *_WATCH_REMOVED event per
+   * kind of watch removed (on the event queue, as ZooKeeper tells it); tells the
+   * server only for kinds of watch no local watcher holds on the path any more
+   * (a NoWatcher from the server is ignored: its watch had fired meanwhile).
    */
   @Override
   public CompletableFuture<Void> removeWatches(String path, Watcher watcher, WatcherType type) {
@@ -267,13 +270,17 @@ final class AsyncOps implements AsyncCoordinationClient {
       return invalid.get();
     }
     String serverPath = namespace.toServer(path);
-    List<dev.corral.proto.v1.WatcherType> serverTypes = watches.remove(serverPath, watcher, type);
-    if (serverTypes == null) {
+    WatchRegistry.Removal removal = watches.remove(serverPath, watcher, type);
+    if (removal == null) {
       return CompletableFuture.failedFuture(
           new NoWatcherException("the watcher has no " + type + " watch on " + path, path));
     }
+    for (EventType told : removal.told()) {
+      WatchedEvent event = new WatchedEvent(told, path, WatchedEvent.NO_ZXID);
+      events.execute(() -> watcher.process(event));
+    }
     List<CompletableFuture<Response>> removals = new ArrayList<>();
-    for (dev.corral.proto.v1.WatcherType serverType : serverTypes) {
+    for (dev.corral.proto.v1.WatcherType serverType : removal.serverTypes()) {
       Request request = Request.newBuilder().setRemoveWatches(RemoveWatchesRequest.newBuilder()
           .setPath(serverPath).setType(serverType)).build();
       removals.add(read(request, NO_HOOK).exceptionally(failure -> {

@@ -1,5 +1,6 @@
 package dev.corral.client.grpc;
 
+import dev.corral.client.EventType;
 import dev.corral.client.Watcher;
 import dev.corral.client.WatcherType;
 import dev.corral.proto.v1.SetWatchesRequest;
@@ -101,11 +102,17 @@ final class WatchRegistry {
   }
 
   /**
-   * Removes {@code watcher}'s watches of {@code type} on {@code path}. Returns the
-   * server-side watch types to remove (those with no local watcher left on the
-   * path), or null when {@code watcher} had no such watch.
+   * What {@link #remove} did: the events that tell the watcher which of its
+   * watches went (one per kind, as ZooKeeper tells them), and the server-side
+   * watch types to remove (those with no local watcher left on the path).
    */
-  synchronized List<dev.corral.proto.v1.WatcherType> remove(String path, Watcher watcher, WatcherType type) {
+  record Removal(List<EventType> told, List<dev.corral.proto.v1.WatcherType> serverTypes) {}
+
+  /**
+   * Removes {@code watcher}'s watches of {@code type} on {@code path}; null when
+   * {@code watcher} had no such watch.
+   */
+  synchronized Removal remove(String path, Watcher watcher, WatcherType type) {
     boolean child = matches(type, Kind.CHILD) && removeOne(Kind.CHILD, path, watcher);
     boolean data = matches(type, Kind.DATA) && removeOne(Kind.DATA, path, watcher);
     boolean exist = matches(type, Kind.EXIST) && removeOne(Kind.EXIST, path, watcher);
@@ -132,7 +139,20 @@ final class WatchRegistry {
     if (first && none(Kind.FIRST, path)) {
       serverTypes.add(dev.corral.proto.v1.WatcherType.FIRST_WATCH);
     }
-    return serverTypes;
+    List<EventType> told = new ArrayList<>();
+    if (data || exist) {
+      told.add(EventType.DATA_WATCH_REMOVED);
+    }
+    if (child) {
+      told.add(EventType.CHILD_WATCH_REMOVED);
+    }
+    if (persistent || recursive) {
+      told.add(EventType.PERSISTENT_WATCH_REMOVED);
+    }
+    if (first) {
+      told.add(EventType.FIRST_WATCH_REMOVED);
+    }
+    return new Removal(told, serverTypes);
   }
 
   private static boolean matches(WatcherType type, Kind kind) {

@@ -158,6 +158,7 @@ class WatchTest {
     watcher.expect(EventType.NODE_DELETED, "/p");
 
     client.removeWatches("/p", watcher, WatcherType.PERSISTENT);
+    watcher.expect(EventType.PERSISTENT_WATCH_REMOVED, "/p");
     Recorder sentinel = new Recorder();
     client.exists("/sentinel", sentinel);
     writer.create("/p", NONE, CreateMode.PERSISTENT);
@@ -248,7 +249,33 @@ class WatchTest {
     assertThrows(NoWatcherException.class, () -> client.removeWatches("/nw", removed, WatcherType.DATA));
     writer.setData("/nw", "x".getBytes(), -1);
     kept.expect(EventType.NODE_DATA_CHANGED, "/nw");
-    assertTrue(removed.events.isEmpty(), "the removed watcher is not called: " + removed.events);
+    assertEquals(List.of(new WatchedEvent(EventType.DATA_WATCH_REMOVED, "/nw", WatchedEvent.NO_ZXID)),
+        List.copyOf(removed.events), "told of its removal once, then never called");
+  }
+
+  @Test
+  void aRemovedWatcherIsToldOfEachKindOfWatchItLostAsZooKeeperTellsIt() throws Exception {
+    client.create("/rw", NONE, CreateMode.PERSISTENT);
+    Recorder watcher = new Recorder();
+    client.getData("/rw", watcher);
+    client.getChildren("/rw", watcher);
+    client.exists("/rw/missing", watcher);
+    client.addWatch("/rw", AddWatchMode.PERSISTENT_RECURSIVE, watcher);
+
+    client.removeWatches("/rw", watcher, WatcherType.ANY);
+    watcher.expect(EventType.DATA_WATCH_REMOVED, "/rw");
+    watcher.expect(EventType.CHILD_WATCH_REMOVED, "/rw");
+    watcher.expect(EventType.PERSISTENT_WATCH_REMOVED, "/rw");
+    client.removeWatches("/rw/missing", watcher, WatcherType.DATA);
+    watcher.expect(EventType.DATA_WATCH_REMOVED, "/rw/missing");
+
+    writer.setData("/rw", "x".getBytes(), -1);
+    writer.create("/rw/missing", NONE, CreateMode.PERSISTENT);
+    Recorder sentinel = new Recorder();
+    client.exists("/sentinel", sentinel);
+    writer.create("/sentinel", NONE, CreateMode.PERSISTENT);
+    sentinel.expect(EventType.NODE_CREATED, "/sentinel");
+    assertTrue(watcher.events.isEmpty(), "no event after removal: " + watcher.events);
   }
 
   @Test
@@ -343,6 +370,7 @@ class WatchTest {
     client.addWatch(second, AddWatchMode.FIRST, watcher);
 
     client.removeWatches(second, watcher, WatcherType.FIRST);
+    watcher.expect(EventType.FIRST_WATCH_REMOVED, second);
     writer.delete(first, -1);
 
     assertQuiet(watcher);

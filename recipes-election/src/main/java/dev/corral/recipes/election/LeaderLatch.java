@@ -90,7 +90,11 @@ public final class LeaderLatch implements AutoCloseable {
   private final CopyOnWriteArrayList<Registration> listeners = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService loop;
   private final ConnectionStateListener connectionListener = (c, newState) -> onStateChanged(newState);
-  private final Watcher queueWatcher = event -> submit(this::reconcile);
+  private final Watcher queueWatcher = event -> {
+    if (!event.type().isWatchRemoval()) { // our own forgetWatch: nothing changed
+      submit(this::reconcile);
+    }
+  };
   private final Object leadership = new Object();
 
   // confined to the loop thread (and to close, once the loop has ended)
