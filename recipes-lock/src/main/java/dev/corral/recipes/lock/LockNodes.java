@@ -1,7 +1,7 @@
 package dev.corral.recipes.lock;
 
+import dev.corral.client.recipe.BackgroundRetry;
 import dev.corral.client.recipe.Deadline;
-import dev.corral.client.Code;
 import dev.corral.client.CoordinationClient;
 import dev.corral.client.CoordinationException;
 import dev.corral.client.CreateMode;
@@ -16,9 +16,7 @@ import dev.corral.client.SessionExpiredException;
 import dev.corral.client.Stat;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,8 +36,6 @@ final class LockNodes {
   private static final long FIRST_RETRY_MILLIS = 50;
   private static final long MAX_RETRY_MILLIS = 2_000;
 
-  private static final ScheduledThreadPoolExecutor BACKGROUND = newBackgroundExecutor();
-
   private LockNodes() {}
 
   /**
@@ -52,12 +48,6 @@ final class LockNodes {
    * @param siblings every child of the lock path at creation, ours included, sorted by sequence
    */
   record Entry(String path, String name, long session, long czxid, List<String> siblings) {}
-
-  /** Something to do against the server that may fail and be tried again. */
-  @FunctionalInterface
-  interface Attempt {
-    void run() throws CoordinationException, InterruptedException;
-  }
 
   /**
    * Creates {@code dir/_c_<guid>-<prefix><counter>} (ephemeral sequential, with
@@ -167,7 +157,7 @@ final class LockNodes {
    * try is attached to {@code cause} (when there is one).
    */
   static void abandon(CoordinationClient client, String dir, String guid, long session, Throwable cause) {
-    Attempt removal = () -> removeOwn(client, dir, guid);
+    BackgroundRetry.Attempt removal = () -> removeOwn(client, dir, guid);
     boolean interrupted = Thread.interrupted();
     try {
       if (session != client.sessionId()) {
@@ -178,89 +168,15 @@ final class LockNodes {
       if (cause != null) {
         cause.addSuppressed(e);
       }
-      if (!endsTrying(e)) {
+      if (!BackgroundRetry.endsTrying(e)) {
         LOG.debug("could not remove the node of an abandoned acquire under {} now; retrying in the background", dir, e);
-        retryInBackground(client, session, "remove abandoned lock node under " + dir, removal, () -> { });
+        BackgroundRetry.untilSessionEnds(client, session, "remove abandoned lock node under " + dir, removal, () -> { });
       }
     } finally {
       if (interrupted) {
         Thread.currentThread().interrupt();
       }
     }
-  }
-
-  /**
-   * Runs {@code attempt} on a background thread until it succeeds or the
-   * session that owned the node ends (its ephemeral nodes then go with it),
-   * with backoff; then runs {@code done}.
-   */
-  static void retryInBackground(CoordinationClient client, long session, String what, Attempt attempt,
-      Runnable done) {
-    new Retrying(client, session, what, attempt, done).schedule();
-  }
-
-  /** True for failures after which the node is certainly gone or unreachable for good. */
-  private static boolean endsTrying(Throwable e) {
-    return e instanceof CoordinationException ce
-        && (ce.code() == Code.SESSION_EXPIRED || ce.code() == Code.CLIENT_CLOSED);
-  }
-
-  /** A background attempt, rescheduled with backoff until done. */
-  private static final class Retrying implements Runnable {
-    private final CoordinationClient client;
-    private final long session;
-    private final String what;
-    private final Attempt attempt;
-    private final Runnable done;
-    private int failures;
-
-    Retrying(CoordinationClient client, long session, String what, Attempt attempt, Runnable done) {
-      this.client = client;
-      this.session = session;
-      this.what = what;
-      this.attempt = attempt;
-      this.done = done;
-    }
-
-    void schedule() {
-      long delay = Math.min(MAX_RETRY_MILLIS, FIRST_RETRY_MILLIS << Math.min(failures, 6));
-      BACKGROUND.schedule(this, delay, TimeUnit.MILLISECONDS);
-    }
-
-    @Override
-    public void run() {
-      try {
-        if (client.sessionId() == session) {
-          attempt.run();
-        }
-        done.run();
-      } catch (CoordinationException | RuntimeException e) {
-        if (endsTrying(e) || client.sessionId() != session) {
-          done.run();
-          return;
-        }
-        failures++;
-        LOG.debug("{} failed ({} times); trying again", what, failures, e);
-        schedule();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        failures++;
-        schedule();
-      }
-    }
-  }
-
-  private static ScheduledThreadPoolExecutor newBackgroundExecutor() {
-    AtomicInteger count = new AtomicInteger();
-    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
-      Thread thread = new Thread(task, "corral-lock-cleanup-" + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    });
-    executor.setKeepAliveTime(5, TimeUnit.SECONDS);
-    executor.allowCoreThreadTimeOut(true);
-    executor.setRemoveOnCancelPolicy(true);
-    return executor;
   }
 
   /** Throws if {@code session} is no longer the client's session. */

@@ -1,5 +1,6 @@
 package dev.corral.recipes.lock;
 
+import dev.corral.client.recipe.BackgroundRetry;
 import dev.corral.client.Code;
 import dev.corral.client.CoordinationClient;
 import dev.corral.client.CoordinationException;
@@ -42,7 +43,7 @@ final class Releases {
   }
 
   private static void inBackground(CoordinationClient client, HoldTracker tracker, Hold hold) {
-    LockNodes.retryInBackground(client, hold.session(), "release " + hold.path(),
+    BackgroundRetry.untilSessionEnds(client, hold.session(), "release " + hold.path(),
         () -> LockNodes.delete(client, hold.path()), () -> tracker.ended(hold));
   }
 }
