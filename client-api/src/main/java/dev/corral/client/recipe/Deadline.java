@@ -1,5 +1,6 @@
 package dev.corral.client.recipe;
 
+import dev.corral.client.CoordinationClient;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -38,6 +39,18 @@ public final class Deadline {
 
   public boolean expired() {
     return bounded && endNanos - System.nanoTime() <= 0;
+  }
+
+  /**
+   * Waits while {@code client} is not connected, at most until this deadline,
+   * so that a recipe's next call is not made while the connection is down (it
+   * would wait for the connection, past the deadline). False if the deadline
+   * passed first; true once connected, or if the client closed (the next call
+   * says so).
+   */
+  public boolean awaitConnection(CoordinationClient client) throws InterruptedException {
+    return client.state().isConnected() || client.blockUntilConnected(remainingNanos(), TimeUnit.NANOSECONDS)
+        || !expired();
   }
 
   /** The time left, but at most {@code maxNanos}: how long one wait may last before re-checking. */

@@ -42,6 +42,9 @@ public final class Signal implements Watcher, ConnectionStateListener, AutoClose
 
   @Override
   public synchronized void process(WatchedEvent event) {
+    if (event.type().isWatchRemoval()) {
+      return; // our own forget: nothing changed
+    }
     version++;
     notifyAll();
   }

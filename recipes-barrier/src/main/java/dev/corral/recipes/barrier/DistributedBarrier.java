@@ -22,8 +22,9 @@ import java.util.concurrent.TimeUnit;
  * the barrier outlives the session that set it. Waiters leave a watch on the
  * node and check again whenever it fires or the connection state changes; a
  * broken connection makes them wait for the client to reconnect rather than
- * fail. Holds no state of its own: thread-safe, and any number of instances
- * may share one path.
+ * fail, and a timed wait returns false at its deadline, connected or not.
+ * Holds no state of its own: thread-safe, and any number of instances may
+ * share one path.
  */
 public final class DistributedBarrier {
   private static final byte[] NO_DATA = new byte[0];
@@ -82,6 +83,9 @@ public final class DistributedBarrier {
       try {
         while (true) {
           long seen = signal.version();
+          if (!deadline.awaitConnection(client)) {
+            return false;
+          }
           try {
             if (client.exists(path, signal).isEmpty()) {
               released = true;

@@ -1,5 +1,6 @@
 package dev.corral.recipes.barrier;
 
+import dev.corral.client.recipe.BackgroundRetry;
 import dev.corral.client.recipe.Deadline;
 import dev.corral.client.recipe.Signal;
 import dev.corral.client.ClientClosedException;
@@ -40,8 +41,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * deletes {@code ready} and returns.
  *
  * <p><b>Failures.</b> An enter that times out, is interrupted or fails deletes
- * its own node (retrying the delete through a broken connection until the
- * session ends), also when the create's reply was lost. A leave that times out
+ * its own node (through a broken connection, in the background until the
+ * session ends; the call returns at its deadline), also when the create's
+ * reply was lost. A leave that times out
  * or fails deletes this member's node too, so the others are not held by it.
  * When a member's session ends (expiry, or LOST), its node goes with it, and
  * what the others see is this:
@@ -168,6 +170,9 @@ public final class DistributedDoubleBarrier {
     long retryDelayMs = 0;
     while (true) {
       long seen = signal.version();
+      if (!deadline.awaitConnection(client)) {
+        return 0;
+      }
       try {
         long owner = createOrAdopt(ownPath);
         if (owner != 0) {
@@ -207,6 +212,10 @@ public final class DistributedDoubleBarrier {
     while (true) {
       long seen = signal.version();
       checkSession(signal, session);
+      if (!deadline.awaitConnection(client)) {
+        return readySeen.get();
+      }
+      checkSession(signal, session); // the wait may have been for a new session
       try {
         if (readySeen.get() || client.exists(readyPath, readyWatcher).isPresent()) {
           return true;
@@ -262,6 +271,12 @@ public final class DistributedDoubleBarrier {
           long seen = signal.version();
           if (ownExists) {
             checkSession(signal, m.session());
+          }
+          if (!deadline.awaitConnection(client)) {
+            return false;
+          }
+          if (ownExists) {
+            checkSession(signal, m.session()); // the wait may have been for a new session
           }
           try {
             List<String> all = members();
@@ -339,42 +354,42 @@ public final class DistributedDoubleBarrier {
   }
 
   /**
-   * Deletes our node after a timeout or failure, waiting through a broken
-   * connection until it is gone or its session ended. Cleanup failures are
-   * attached to {@code failure} if there is one, thrown otherwise.
+   * Deletes our node after a timeout or failure: now if the client is
+   * connected, else (or if the connection breaks meanwhile) in the background
+   * until it is gone or its session ended, without holding up the caller.
+   * Runs even if the calling thread was interrupted (the interrupt is kept).
+   * Cleanup failures are attached to {@code failure} if there is one, thrown
+   * otherwise.
    */
   private void removeOwn(String ownPath, Signal signal, Throwable failure)
       throws CoordinationException, InterruptedException {
+    if (signal.sessionLost()) {
+      return; // the node went with the session
+    }
+    long session = client.sessionId();
     boolean interrupted = Thread.interrupted();
     try {
-      long retryDelayMs = 0;
-      while (true) {
-        long seen = signal.version();
-        try {
-          deleteIfPresent(ownPath);
-          return;
-        } catch (SessionExpiredException goneWithSession) {
-          return;
-        } catch (CoordinationException e) {
-          if (e instanceof ClientClosedException || !e.code().isRetryable()) {
-            throw e;
-          }
-          if (signal.sessionLost()) {
-            return; // the node goes with the session
-          }
-          retryDelayMs = signal.pause(seen, retryDelayMs, MAX_RETRY_DELAY_MS, Long.MAX_VALUE);
+      if (client.state().isConnected()) {
+        deleteIfPresent(ownPath);
+        return;
+      }
+    } catch (SessionExpiredException goneWithSession) {
+      return;
+    } catch (CoordinationException e) {
+      if (e instanceof ClientClosedException || !e.code().isRetryable()) {
+        if (failure == null) {
+          throw e;
         }
+        failure.addSuppressed(e);
+        return;
       }
-    } catch (CoordinationException | InterruptedException e) {
-      if (failure == null) {
-        throw e;
-      }
-      failure.addSuppressed(e);
     } finally {
       if (interrupted) {
         Thread.currentThread().interrupt();
       }
     }
+    BackgroundRetry.untilSessionEnds(client, session, "delete barrier member " + ownPath,
+        () -> deleteIfPresent(ownPath), () -> { });
   }
 
   private void deleteIfPresent(String nodePath) throws CoordinationException, InterruptedException {

@@ -23,7 +23,22 @@ final class Clients implements AutoCloseable {
 
   /** A connected client with a session timeout long enough to outlive a server restart. */
   CoordinationClient connect() throws InterruptedException {
-    CoordinationClient client = CorralClient.builder()
+    return connect(CorralClient.builder());
+  }
+
+  /**
+   * A connected client whose calls made while the server is down wait 10
+   * minutes for it: a recipe's timed call that returns before that kept its
+   * own deadline.
+   */
+  CoordinationClient connectPatient() throws InterruptedException {
+    return connect(CorralClient.builder().connectionTimeout(PATIENCE));
+  }
+
+  static final Duration PATIENCE = Duration.ofMinutes(10);
+
+  private CoordinationClient connect(CorralClient.Builder builder) throws InterruptedException {
+    CoordinationClient client = builder
         .connectString(server.getConnectString())
         .sessionTimeout(Duration.ofSeconds(20))
         .build();

@@ -2,10 +2,13 @@ package dev.corral.recipes.barrier;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.corral.client.ConnectionState;
 import dev.corral.client.CoordinationClient;
 import dev.corral.testing.TestingServer;
 import java.util.ArrayList;
@@ -44,6 +47,22 @@ class DistributedBarrierTest {
         server.close();
       }
     }
+  }
+
+  @Test
+  void aTimedWaitEndsAtItsDeadlineWhileTheServerIsDown() throws Exception {
+    CoordinationClient waiter = clients.connectPatient();
+    new DistributedBarrier(clients.connect(), PATH).setBarrier();
+    server.stop();
+    await().atMost(Clients.WAIT).until(() -> !waiter.state().isConnected());
+
+    boolean released = assertTimeoutPreemptively(Clients.PATIENCE.dividedBy(5),
+        () -> new DistributedBarrier(waiter, PATH).waitOnBarrier(1, TimeUnit.SECONDS),
+        "the wait kept the client's 10-minute connection timeout instead of its own 1 s");
+
+    assertFalse(released);
+    assertEquals(ConnectionState.SUSPENDED, waiter.state(),
+        "the wait ended at its own deadline, while the session could still live, not once it was lost");
   }
 
   @Test

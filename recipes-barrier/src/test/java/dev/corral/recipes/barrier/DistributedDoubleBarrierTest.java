@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -145,6 +146,43 @@ class DistributedDoubleBarrierTest {
 
     assertEquals(List.of(), memberNodes());
     assertThrows(IllegalStateException.class, barrier::leave, "a timed-out member has not entered");
+  }
+
+  @Test
+  void aTimedEnterEndsAtItsDeadlineWhileTheServerIsDownAndItsNodeGoesOnceItIsBack() throws Exception {
+    CoordinationClient member = clients.connectPatient();
+    DistributedDoubleBarrier barrier = new DistributedDoubleBarrier(member, PATH, 2);
+    server.stop();
+    await().atMost(Clients.WAIT).until(() -> !member.state().isConnected());
+
+    boolean entered = assertTimeoutPreemptively(Clients.PATIENCE.dividedBy(5),
+        () -> barrier.enter(1, TimeUnit.SECONDS),
+        "the enter kept the client's 10-minute connection timeout instead of its own 1 s");
+
+    assertFalse(entered);
+    server.restart();
+    await().atMost(Clients.WAIT).until(() -> memberNodes().isEmpty());
+  }
+
+  @Test
+  void aTimedLeaveEndsAtItsDeadlineWhileTheServerIsDown() throws Exception {
+    List<DistributedDoubleBarrier> members = List.of(
+        new DistributedDoubleBarrier(clients.connectPatient(), PATH, 2),
+        new DistributedDoubleBarrier(clients.connect(), PATH, 2));
+    List<Future<Boolean>> entering = new ArrayList<>();
+    for (DistributedDoubleBarrier m : members) {
+      entering.add(threads.submit(() -> m.enter(30, TimeUnit.SECONDS)));
+    }
+    for (Future<Boolean> e : entering) {
+      assertTrue(e.get(30, TimeUnit.SECONDS));
+    }
+    server.stop();
+
+    boolean left = assertTimeoutPreemptively(Clients.PATIENCE.dividedBy(5),
+        () -> members.get(0).leave(1, TimeUnit.SECONDS),
+        "the leave kept the client's 10-minute connection timeout instead of its own 1 s");
+
+    assertFalse(left);
   }
 
   @Test
