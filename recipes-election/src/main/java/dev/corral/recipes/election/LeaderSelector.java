@@ -231,7 +231,10 @@ public final class LeaderSelector implements AutoCloseable {
       log.debug("selector {} on {}: turn interrupted", id, path);
     } catch (CoordinationException e) {
       log.warn("selector {} on {}: turn failed", id, path, e);
-    } catch (RuntimeException e) {
+    } catch (VirtualMachineError e) {
+      throw e; // the JVM itself is failing
+    } catch (RuntimeException | Error e) {
+      // as Curator: whatever the leader's work threw ends this turn only (an AssertionError too), so autoRequeue holds
       log.error("selector {} on {}: takeLeadership threw", id, path, e);
     } finally {
       synchronized (this) {

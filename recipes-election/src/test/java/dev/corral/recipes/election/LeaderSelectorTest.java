@@ -125,6 +125,24 @@ class LeaderSelectorTest {
   }
 
   @Test
+  void aTakeLeadershipThatThrowsAnErrorIsRequeuedByAutoRequeue() throws Exception {
+    EventLog log = new EventLog();
+    AtomicInteger turns = new AtomicInteger();
+    LeaderSelector selector = selector(clients.connect(), "x", c -> {
+      log.add("leading");
+      if (turns.incrementAndGet() == 1) {
+        throw new AssertionError("a failed check in the leader's work");
+      }
+      new CountDownLatch(1).await(); // leads until closed
+    });
+    selector.autoRequeue();
+    selector.start();
+
+    log.awaitEvents("leading", "leading");
+    assertTrue(selector.hasLeadership());
+  }
+
+  @Test
   void requeueQueuesAgainOnlyWhenNotQueued() throws Exception {
     EventLog log = new EventLog();
     LeaderSelector selector = selector(clients.connect(), "x", leadUntilInterrupted(log));
