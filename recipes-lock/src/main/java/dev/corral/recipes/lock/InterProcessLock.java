@@ -47,14 +47,18 @@ public interface InterProcessLock {
    * goes when every entry is released).
    *
    * <p>The lock counts as released only once the server confirmed the
-   * delete of its node. If the server cannot be reached, this throws the
-   * failure (usually {@code ConnectionLossException}) rather than block, and
-   * keeps deleting the node in the background until it is gone or the session
-   * has ended; until then {@link #isAcquiredInThisProcess()} stays true (but the
+   * delete of its node. If the server cannot be reached, the delete waits for
+   * a connection as any call does (at most the client's connection timeout);
+   * if the session is declared lost meanwhile, the release just clears the
+   * local state (the node goes with the session). Otherwise this throws the
+   * failure (usually {@code ConnectionLossException}) and keeps deleting the
+   * node in the background until it is gone or the session has ended; until then {@link #isAcquiredInThisProcess()} stays true (but the
    * calling thread no longer owns the lock: do not call release() again).
    * Releasing a lock lost with its session just clears the local state.
    *
    * @throws IllegalMonitorStateException if the calling thread does not hold the lock
+   *     ({@link InterProcessSemaphoreMutex}, which any thread may release, as
+   *     Curator's: {@link IllegalStateException} if it is not held)
    */
   void release() throws CoordinationException, InterruptedException;
 

@@ -11,9 +11,12 @@ import java.util.concurrent.atomic.AtomicReference;
  * A mutex that is not reentrant, as Curator's
  * {@code InterProcessSemaphoreMutex}: an {@link InterProcessSemaphoreV2} with
  * one lease. A second acquire by the thread that holds it waits (or times
- * out) like anyone else's. Only the acquiring thread may release it; its
- * fencing token is the lease node's creation zxid, increasing from holder to
- * holder. See {@link InterProcessLock} for release, fencing and connection loss.
+ * out) like anyone else's. As Curator's, any thread of the process may
+ * release it (async code acquires on one thread and releases on another) and
+ * read its fencing token, the lease node's creation zxid, increasing from
+ * holder to holder; releasing it when it is not held throws
+ * {@link IllegalStateException}, as Curator's does. See {@link InterProcessLock}
+ * for release, fencing and connection loss.
  */
 public final class InterProcessSemaphoreMutex implements InterProcessLock {
   private final String path;
@@ -48,11 +51,16 @@ public final class InterProcessSemaphoreMutex implements InterProcessLock {
     return taken.isPresent();
   }
 
+  /**
+   * Releases the lock, from any thread.
+   *
+   * @throws IllegalStateException if the lock is not held in this process
+   */
   @Override
   public void release() throws CoordinationException, InterruptedException {
     InterProcessSemaphoreV2.LeaseImpl held = lease.get();
-    if (held == null || held.hold.owner() != Thread.currentThread() || !lease.compareAndSet(held, null)) {
-      throw new IllegalMonitorStateException("the calling thread does not hold the lock " + path);
+    if (held == null || !lease.compareAndSet(held, null)) {
+      throw new IllegalStateException("the lock " + path + " is not acquired");
     }
     semaphore.returnLease(held);
   }
@@ -68,11 +76,17 @@ public final class InterProcessSemaphoreMutex implements InterProcessLock {
     return held != null && held.hold.owner() == Thread.currentThread() && semaphore.isHeld(held);
   }
 
+  /**
+   * The holder's fencing token, from any thread.
+   *
+   * @throws IllegalStateException if the lock is not held in this process
+   * @throws IllegalMonitorStateException if it was lost with its session
+   */
   @Override
   public long fencingToken() {
     InterProcessSemaphoreV2.LeaseImpl held = lease.get();
-    if (held == null || held.hold.owner() != Thread.currentThread()) {
-      throw new IllegalMonitorStateException("the calling thread does not hold the lock " + path);
+    if (held == null) {
+      throw new IllegalStateException("the lock " + path + " is not acquired");
     }
     if (!semaphore.isHeld(held)) {
       throw new IllegalMonitorStateException("the lock " + path + " was lost with its session");

@@ -191,13 +191,19 @@ public final class InterProcessSemaphoreV2 {
 
   /**
    * Returns a lease: its node is deleted. Returning a lease twice is harmless.
+   * As in Curator, a lease stands on its own: one from another semaphore object
+   * (on this path or another) is returned to the semaphore that granted it.
    *
-   * @throws IllegalArgumentException if the lease is not from this semaphore
+   * @throws IllegalArgumentException if the lease is not one a semaphore granted
    */
   public void returnLease(Lease lease) throws CoordinationException, InterruptedException {
-    if (!(lease instanceof LeaseImpl own) || own.semaphore() != this) {
-      throw new IllegalArgumentException("not a lease of this semaphore: " + lease);
+    if (!(lease instanceof LeaseImpl own)) {
+      throw new IllegalArgumentException("not a lease granted by a semaphore: " + lease);
     }
+    own.semaphore().returnOwn(own);
+  }
+
+  private void returnOwn(LeaseImpl own) throws CoordinationException, InterruptedException {
     if (own.returned.compareAndSet(false, true)) {
       Releases.release(client, tracker, own.hold);
     }

@@ -116,6 +116,17 @@ class InterProcessSemaphoreV2Test extends ServerTest {
   }
 
   @Test
+  void aLeaseReturnedThroughAnotherSemaphoreObjectIsReturned() throws Exception {
+    CoordinationClient client = clients.newClient();
+    Lease lease = new InterProcessSemaphoreV2(client, path, 1).acquire();
+
+    new InterProcessSemaphoreV2(client, path, 1).returnLease(lease); // as Curator allows: a new object per call
+
+    assertTrue(new InterProcessSemaphoreV2(clients.newClient(), path, 1).acquire(seconds(PATIENCE), TimeUnit.SECONDS)
+        .isPresent(), "the one slot is free");
+  }
+
+  @Test
   void leasesOfAnExpiredSessionAreFreed() throws Exception {
     CoordinationClient holderClient = clients.newClient();
     InterProcessSemaphoreV2 holder = new InterProcessSemaphoreV2(holderClient, path, 1);
