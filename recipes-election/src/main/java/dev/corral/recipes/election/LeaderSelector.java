@@ -34,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * connected and while its node is first and owned by the current session; on
  * SUSPENDED or LOST the leader's thread is interrupted. An attempt that fails
  * or is interrupted deletes its node (including one made by a create whose
- * reply was lost).
+ * reply was lost). A waiting attempt whose node goes (deleted by someone, or
+ * with its session) is over, as in Curator: {@link #requeue()} (or
+ * autoRequeue) queues again.
  *
  * <p>Thread-safe. Started once; closing twice is harmless.
  */
@@ -224,9 +226,10 @@ public final class LeaderSelector implements AutoCloseable {
     }
     Candidacy candidacy = new Candidacy(client, contenders, () -> id.getBytes(StandardCharsets.UTF_8));
     try {
+      boolean first;
       do {
-        awaitTurn(candidacy);
-      } while (!lead());
+        first = awaitTurn(candidacy);
+      } while (first && !lead());
     } catch (InterruptedException e) {
       log.debug("selector {} on {}: turn interrupted", id, path);
     } catch (CoordinationException e) {
@@ -258,8 +261,12 @@ public final class LeaderSelector implements AutoCloseable {
     }
   }
 
-  /** Blocks until our node is first and owned by the current session, while connected. */
-  private void awaitTurn(Candidacy candidacy) throws CoordinationException, InterruptedException {
+  /**
+   * Blocks until our node is first and owned by the current session, while
+   * connected: true. False if our node went meanwhile (deleted, or with its
+   * session): as in Curator, that ends the turn (autoRequeue queues again).
+   */
+  private boolean awaitTurn(Candidacy candidacy) throws CoordinationException, InterruptedException {
     long retryDelayMs = 0;
     String watched = null;
     try (Signal signal = Signal.open(client)) {
@@ -270,10 +277,16 @@ public final class LeaderSelector implements AutoCloseable {
             signal.awaitChange(seen, Long.MAX_VALUE);
             continue;
           }
+          if (candidacy.node().filter(node -> node.session() != client.sessionId()).isPresent()) {
+            return false; // our node went with its session
+          }
           try {
             Standing standing = candidacy.stand();
             if (standing.kind() == Standing.Kind.FIRST) {
-              return;
+              return true;
+            }
+            if (standing.kind() == Standing.Kind.GONE) {
+              return false; // our node was deleted under us
             }
             if (standing.kind() == Standing.Kind.BEHIND) {
               retryDelayMs = 0;
@@ -283,7 +296,6 @@ public final class LeaderSelector implements AutoCloseable {
               }
               continue;
             }
-            // GONE: our node was deleted under us or its session ended; join again after a pause
           } catch (CoordinationException e) {
             if (e instanceof ClientClosedException || !(e.code().isRetryable() || e instanceof SessionExpiredException)) {
               throw e;

@@ -143,6 +143,25 @@ class LeaderSelectorTest {
   }
 
   @Test
+  void aWaitingTurnWhoseSessionEndsIsOverAsInCurator() throws Exception {
+    EventLog log = new EventLog();
+    LeaderSelector leader = selector(clients.connect(), "leader", leadUntilInterrupted(log));
+    leader.start();
+    log.awaitEvents("leading");
+    CoordinationClient waiterClient = clients.connect();
+    LeaderSelector waiter = selector(waiterClient, "waiter", c -> log.add("waiter leads"));
+    waiter.start();
+    await().atMost(Clients.WAIT).until(() -> leader.getParticipants().size() == 2);
+
+    server.expireSession(waiterClient.sessionId());
+
+    await().atMost(Clients.WAIT).until(waiter::requeue); // true only once the turn is over: not queued any more
+    await().atMost(Clients.WAIT).until(() -> leader.getParticipants().size() == 2);
+    assertTrue(leader.hasLeadership());
+    assertEquals(List.of("leading"), log.events());
+  }
+
+  @Test
   void requeueQueuesAgainOnlyWhenNotQueued() throws Exception {
     EventLog log = new EventLog();
     LeaderSelector selector = selector(clients.connect(), "x", leadUntilInterrupted(log));
