@@ -11,6 +11,7 @@ import dev.corral.client.AddWatchMode;
 import dev.corral.client.ClientClosedException;
 import dev.corral.client.ConnectionState;
 import dev.corral.client.CreateMode;
+import dev.corral.client.EventType;
 import dev.corral.client.CreateOptions;
 import dev.corral.client.Created;
 import dev.corral.client.NoWatcherException;
@@ -258,7 +259,8 @@ class ClientEdgeCasesTest {
     client.addWatch("/pw", AddWatchMode.PERSISTENT, marker::add);
     client.setData("/pw", "3".getBytes());
     marker.poll(WAIT_SECONDS, TimeUnit.SECONDS);
-    assertEquals(List.of(), new ArrayList<>(events), "no event after removal");
+    assertEquals(List.of(new WatchedEvent(EventType.PERSISTENT_WATCH_REMOVED, "/pw", WatchedEvent.NO_ZXID)),
+        new ArrayList<>(events), "told of the removal, then no event");
   }
 
   @Test
@@ -273,7 +275,8 @@ class ClientEdgeCasesTest {
     client.addWatch("/rw", AddWatchMode.PERSISTENT_RECURSIVE, marker::add);
     client.delete("/rw/child");
     marker.poll(WAIT_SECONDS, TimeUnit.SECONDS);
-    assertEquals(List.of(), new ArrayList<>(events));
+    assertEquals(List.of(new WatchedEvent(EventType.PERSISTENT_WATCH_REMOVED, "/rw", WatchedEvent.NO_ZXID)),
+        new ArrayList<>(events), "told of the removal, then no event");
   }
 
   @Test
