@@ -34,12 +34,12 @@ public final class NodeDeletion {
     return client.exists(path).isEmpty();
   }
 
-  /** Drops a watch that is no longer wanted, so watchers do not pile up on a long-lived node. */
-  private static void forget(CoordinationClient client, String path, Watcher watcher) throws InterruptedException {
-    try {
-      client.removeWatches(path, watcher, WatcherType.DATA);
-    } catch (CoordinationException alreadyGone) {
-      // it fired meanwhile, or the connection is down (the watch dies with it)
-    }
+  /**
+   * Drops a watch that is no longer wanted, so watchers do not pile up on a
+   * long-lived node. Does not wait for the server (a caller with a deadline
+   * must not wait for a broken connection): the client forgets it at once.
+   */
+  private static void forget(CoordinationClient client, String path, Watcher watcher) {
+    client.async().removeWatches(path, watcher, WatcherType.DATA);
   }
 }

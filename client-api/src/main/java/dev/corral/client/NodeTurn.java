@@ -34,11 +34,8 @@ public final class NodeTurn {
     }
     Optional<EventType> fired = watcher.await(time, unit);
     if (fired.isEmpty()) {
-      try {
-        client.removeWatches(path, watcher, WatcherType.FIRST);
-      } catch (CoordinationException firedOrDisconnected) {
-        // it fired meanwhile, or the connection is down (the watch dies with it)
-      }
+      // not waiting for the server (the caller's deadline must hold on a broken connection): the client forgets it at once
+      client.async().removeWatches(path, watcher, WatcherType.FIRST);
       return Outcome.WAITING;
     }
     return fired.get() == EventType.NODE_FIRST ? Outcome.FIRST : Outcome.GONE;

@@ -3,7 +3,6 @@ package dev.corral.client.recipe;
 import dev.corral.client.ConnectionState;
 import dev.corral.client.ConnectionStateListener;
 import dev.corral.client.CoordinationClient;
-import dev.corral.client.CoordinationException;
 import dev.corral.client.WatchedEvent;
 import dev.corral.client.Watcher;
 import dev.corral.client.WatcherType;
@@ -84,20 +83,13 @@ public final class Signal implements Watcher, ConnectionStateListener, AutoClose
 
   /**
    * Drops {@code watcher}'s data watch on {@code path} when leaving early, so
-   * watches do not pile up on a long-lived node. Best effort, even when
-   * interrupted (the interrupt is kept).
+   * watches do not pile up on a long-lived node. Does not wait: the client
+   * forgets the watch at once and tells the server when it can (a caller with
+   * a deadline must not wait here for a broken connection). Best effort: a
+   * watch that fired meanwhile is fine.
    */
   public void forget(String path, Watcher watcher) {
-    boolean interrupted = Thread.interrupted();
-    try {
-      client.removeWatches(path, watcher, WatcherType.DATA);
-    } catch (CoordinationException | InterruptedException alreadyGone) {
-      // it fired meanwhile, or the connection is down (the watch dies with it)
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    client.async().removeWatches(path, watcher, WatcherType.DATA);
   }
 
   @Override

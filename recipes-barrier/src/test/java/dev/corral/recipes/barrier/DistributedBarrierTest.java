@@ -66,6 +66,28 @@ class DistributedBarrierTest {
   }
 
   @Test
+  void aTimedWaitUnderWayWhenTheServerGoesEndsAtItsDeadline() throws Exception {
+    CoordinationClient waiter = clients.connectPatient();
+    new DistributedBarrier(clients.connect(), PATH).setBarrier();
+    CompletableFuture<Boolean> result = new CompletableFuture<>();
+    Thread waiting = new Thread(() -> {
+      try {
+        result.complete(new DistributedBarrier(waiter, PATH).waitOnBarrier(3, TimeUnit.SECONDS));
+      } catch (Exception e) {
+        result.completeExceptionally(e);
+      }
+    });
+    waiting.start();
+    await().atMost(Clients.WAIT).until(() -> Clients.waitsForAChange(waiting)); // its watch is set
+
+    server.stop();
+
+    assertFalse(result.get(Clients.PATIENCE.dividedBy(5).toSeconds(), TimeUnit.SECONDS));
+    assertEquals(ConnectionState.SUSPENDED, waiter.state(),
+        "the wait ended at its own deadline, while the session could still live, not once it was lost");
+  }
+
+  @Test
   void waitersAreReleasedWhenTheBarrierIsRemoved() throws Exception {
     CoordinationClient owner = clients.connect();
     DistributedBarrier barrier = new DistributedBarrier(owner, PATH);

@@ -8,12 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.corral.client.ConnectionState;
 import dev.corral.client.CoordinationClient;
 import dev.corral.client.NoNodeException;
 import dev.corral.client.SessionExpiredException;
 import dev.corral.testing.TestingServer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -149,7 +151,7 @@ class DistributedDoubleBarrierTest {
   }
 
   @Test
-  void aTimedEnterEndsAtItsDeadlineWhileTheServerIsDownAndItsNodeGoesOnceItIsBack() throws Exception {
+  void aTimedEnterEndsAtItsDeadlineWhileTheServerIsDown() throws Exception {
     CoordinationClient member = clients.connectPatient();
     DistributedDoubleBarrier barrier = new DistributedDoubleBarrier(member, PATH, 2);
     server.stop();
@@ -160,8 +162,29 @@ class DistributedDoubleBarrierTest {
         "the enter kept the client's 10-minute connection timeout instead of its own 1 s");
 
     assertFalse(entered);
+  }
+
+  @Test
+  void aTimedEnterUnderWayWhenTheServerGoesEndsAtItsDeadlineAndItsNodeGoesOnceItIsBack() throws Exception {
+    CoordinationClient member = clients.connectPatient();
+    CompletableFuture<Boolean> result = new CompletableFuture<>();
+    Thread entering = new Thread(() -> {
+      try {
+        result.complete(new DistributedDoubleBarrier(member, PATH, 2).enter(3, TimeUnit.SECONDS));
+      } catch (Exception e) {
+        result.completeExceptionally(e);
+      }
+    });
+    entering.start();
+    await().atMost(Clients.WAIT).until(() -> Clients.waitsForAChange(entering)); // its node made, waiting for "ready"
+    assertEquals(1, memberNodes().size());
+
+    server.stop();
+
+    assertFalse(result.get(Clients.PATIENCE.dividedBy(5).toSeconds(), TimeUnit.SECONDS));
+    assertEquals(ConnectionState.SUSPENDED, member.state(), "ended at its own deadline, not once the session was lost");
     server.restart();
-    await().atMost(Clients.WAIT).until(() -> memberNodes().isEmpty());
+    await().atMost(Clients.WAIT).until(() -> memberNodes().isEmpty()); // deleted in the background: the session lives
   }
 
   @Test

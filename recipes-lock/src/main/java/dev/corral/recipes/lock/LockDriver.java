@@ -111,6 +111,9 @@ final class LockDriver {
     List<String> siblings = entry.siblings();
     int failures = 0;
     while (true) {
+      if (!deadline.awaitConnection(client)) {
+        return Optional.empty(); // no call is made while the connection is down: it would outlast the deadline
+      }
       try {
         if (siblings == null) {
           siblings = siblings();
@@ -198,11 +201,7 @@ final class LockDriver {
     }
     if (now.equals(seen)) {
       if (!changed.await(nanos, TimeUnit.NANOSECONDS)) {
-        try {
-          client.removeWatches(dir, watcher, WatcherType.CHILDREN);
-        } catch (CoordinationException firedOrDisconnected) {
-          // it fired meanwhile, or the connection is down (the watch dies with it)
-        }
+        client.async().removeWatches(dir, watcher, WatcherType.CHILDREN); // not waiting for a broken connection
       }
       return siblings();
     }

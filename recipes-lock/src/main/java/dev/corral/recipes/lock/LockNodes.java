@@ -151,7 +151,7 @@ final class LockNodes {
   }
 
   /**
-   * Removes the node(s) of a failed acquire attempt now, if the server
+   * Removes the node(s) of a failed acquire attempt now, if connected and the server
    * answers; else keeps trying in the background. Runs even if the calling
    * thread was interrupted (the interrupt is kept). A failure of the first
    * try is attached to {@code cause} (when there is one).
@@ -162,6 +162,11 @@ final class LockNodes {
     try {
       if (session != client.sessionId()) {
         return; // the session ended: its ephemeral nodes went with it
+      }
+      if (!client.state().isConnected()) {
+        // a call now would wait for the connection, past the caller's deadline
+        BackgroundRetry.untilSessionEnds(client, session, "remove abandoned lock node under " + dir, removal, () -> { });
+        return;
       }
       removal.run();
     } catch (CoordinationException | InterruptedException | RuntimeException e) {
