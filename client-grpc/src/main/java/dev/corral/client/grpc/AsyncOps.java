@@ -6,7 +6,6 @@ import dev.corral.client.Children;
 import dev.corral.client.Code;
 import dev.corral.client.CoordinationException;
 import dev.corral.client.CreateOptions;
-import dev.corral.client.EventType;
 import dev.corral.client.Created;
 import dev.corral.client.InvalidPathException;
 import dev.corral.client.NoWatcherException;
@@ -270,17 +269,16 @@ final class AsyncOps implements AsyncCoordinationClient {
       return invalid.get();
     }
     String serverPath = namespace.toServer(path);
-    WatchRegistry.Removal removal = watches.remove(serverPath, watcher, type);
-    if (removal == null) {
+    List<dev.corral.proto.v1.WatcherType> serverTypes = watches.remove(serverPath, watcher, type, told -> {
+      WatchedEvent event = new WatchedEvent(told, path, WatchedEvent.NO_ZXID);
+      events.execute(() -> watcher.process(event));
+    });
+    if (serverTypes == null) {
       return CompletableFuture.failedFuture(
           new NoWatcherException("the watcher has no " + type + " watch on " + path, path));
     }
-    for (EventType told : removal.told()) {
-      WatchedEvent event = new WatchedEvent(told, path, WatchedEvent.NO_ZXID);
-      events.execute(() -> watcher.process(event));
-    }
     List<CompletableFuture<Response>> removals = new ArrayList<>();
-    for (dev.corral.proto.v1.WatcherType serverType : removal.serverTypes()) {
+    for (dev.corral.proto.v1.WatcherType serverType : serverTypes) {
       Request request = Request.newBuilder().setRemoveWatches(RemoveWatchesRequest.newBuilder()
           .setPath(serverPath).setType(serverType)).build();
       removals.add(read(request, NO_HOOK).exceptionally(failure -> {

@@ -281,9 +281,7 @@ final class SessionManager implements SessionStream.Listener {
     }
     lastZxidSeen.accumulateAndGet(event.getZxid(), Math::max);
     var delivered = Protos.event(event, config.namespace());
-    for (var watcher : watches.fire(event)) {
-      events.execute(() -> watcher.process(delivered));
-    }
+    watches.fire(event, watcher -> events.execute(() -> watcher.process(delivered)));
   }
 
   @Override

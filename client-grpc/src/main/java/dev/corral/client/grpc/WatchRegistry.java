@@ -12,6 +12,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * The client's watchers by kind and (server) path, as ZooKeeper's ZKWatchManager.
@@ -50,8 +51,13 @@ final class WatchRegistry {
     watches.get(kind).computeIfAbsent(path, p -> new LinkedHashSet<>()).add(watcher);
   }
 
-  /** The watchers {@code event} goes to, each once; one-shot watchers that fire are removed. */
-  synchronized List<Watcher> fire(WatchEvent event) {
+  /**
+   * Hands {@code deliver} the watchers {@code event} goes to, each once, under
+   * this registry's lock (so a removal's events queued by {@link #remove} and
+   * these keep one order); one-shot watchers that fire are removed.
+   * {@code deliver} must only queue, never run user code.
+   */
+  synchronized void fire(WatchEvent event, Consumer<Watcher> deliver) {
     Set<Watcher> hit = new LinkedHashSet<>();
     String path = event.getPath();
     switch (event.getType()) {
@@ -74,7 +80,7 @@ final class WatchRegistry {
       }
       default -> { }
     }
-    return new ArrayList<>(hit);
+    hit.forEach(deliver);
   }
 
   private void take(Kind kind, String path, Set<Watcher> hit) {
@@ -102,17 +108,15 @@ final class WatchRegistry {
   }
 
   /**
-   * What {@link #remove} did: the events that tell the watcher which of its
-   * watches went (one per kind, as ZooKeeper tells them), and the server-side
-   * watch types to remove (those with no local watcher left on the path).
-   */
-  record Removal(List<EventType> told, List<dev.corral.proto.v1.WatcherType> serverTypes) {}
-
-  /**
-   * Removes {@code watcher}'s watches of {@code type} on {@code path}; null when
+   * Removes {@code watcher}'s watches of {@code type} on {@code path} and hands
+   * {@code tell}, under this registry's lock (see {@link #fire}), the events
+   * that tell the watcher which of its watches went (one per kind, as
+   * ZooKeeper tells them). Returns the server-side watch types to remove
+   * (those with no local watcher left on the path), or null when
    * {@code watcher} had no such watch.
    */
-  synchronized Removal remove(String path, Watcher watcher, WatcherType type) {
+  synchronized List<dev.corral.proto.v1.WatcherType> remove(String path, Watcher watcher, WatcherType type,
+      Consumer<EventType> tell) {
     boolean child = matches(type, Kind.CHILD) && removeOne(Kind.CHILD, path, watcher);
     boolean data = matches(type, Kind.DATA) && removeOne(Kind.DATA, path, watcher);
     boolean exist = matches(type, Kind.EXIST) && removeOne(Kind.EXIST, path, watcher);
@@ -152,7 +156,8 @@ final class WatchRegistry {
     if (first) {
       told.add(EventType.FIRST_WATCH_REMOVED);
     }
-    return new Removal(told, serverTypes);
+    told.forEach(tell);
+    return serverTypes;
   }
 
   private static boolean matches(WatcherType type, Kind kind) {
