@@ -76,7 +76,12 @@ final class Contenders {
 
   /** Where {@code node} stands now: siblings and the node's own Stat read at one point of the log. */
   Standing examine(OwnNode node) throws CoordinationException, InterruptedException {
-    List<OpResult> results = client.multi(List.of(Op.getChildren(path), Op.exists(node.path())));
+    List<OpResult> results;
+    try {
+      results = client.multi(List.of(Op.getChildren(path), Op.exists(node.path())));
+    } catch (NoNodeException parentGone) {
+      return Standing.GONE; // older servers fail the whole multi of reads when the parent is missing
+    }
     if (!(results.get(0) instanceof OpResult.GetChildrenResult children)) {
       return Standing.GONE; // a multi of reads answers a missing parent with NO_NODE in its place
     }

@@ -63,9 +63,10 @@ record Node(
    * The changes to the children, as ZooKeeper computes it from its stored
    * count: every child created and not still present was deleted, so creates
    * plus deletes is {@code 2 * created - numChildren}. It grows by one with
-   * each create or delete of a child. (For a node whose counter also counted
-   * deletes under {@link TreeRules#V0}, the value is larger, and still grows
-   * by one per change from there.)
+   * each create or delete of a child, and wraps at 2^31 as ZooKeeper's (int
+   * arithmetic, as there). For a node whose counter also counted deletes under
+   * {@link TreeRules#V0}, the value is larger, and still grows by one per
+   * change from there.
    */
   int cversion() {
     return 2 * childCounter - numChildren;
