@@ -4,7 +4,6 @@ import static dev.corral.server.replication.DaemonThreads.daemon;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.corral.proto.internal.LogEntry;
-import dev.corral.server.tree.TreeRules;
 import dev.corral.server.tree.TreeSnapshot;
 import java.io.IOException;
 import java.time.Duration;
@@ -91,11 +90,7 @@ final class CorralStateMachine extends BaseStateMachine {
    */
   @Override
   public TransactionContext startTransaction(RaftClientRequest request) {
-    byte[] stamp = LogEntry.newBuilder()
-        .setTimeMs(entryClock.stamp())
-        .setRules(TreeRules.CURRENT.version())
-        .build()
-        .toByteArray();
+    byte[] stamp = entryClock.stampFields().toByteArray();
     return TransactionContext.newBuilder()
         .setStateMachine(this)
         .setClientRequest(request)

@@ -1,5 +1,7 @@
 package dev.corral.server.replication;
 
+import dev.corral.proto.internal.LogEntry;
+import dev.corral.server.tree.TreeRules;
 import java.time.Clock;
 
 /**
@@ -21,6 +23,15 @@ final class EntryClock {
   synchronized long stamp() {
     last = Math.max(last, clock.millis());
     return last;
+  }
+
+  /**
+   * What the server taking an entry into the log writes into it, the same for
+   * a single server's log and a Raft leader's: {@link #stamp()}'s time and the
+   * tree rules every member is to apply it by ({@link TreeRules#CURRENT}).
+   */
+  LogEntry stampFields() {
+    return LogEntry.newBuilder().setTimeMs(stamp()).setRules(TreeRules.CURRENT.version()).build();
   }
 
   /** An entry with this time was applied here (perhaps stamped by an earlier leader). */

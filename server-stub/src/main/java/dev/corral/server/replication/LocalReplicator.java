@@ -5,7 +5,6 @@ import static dev.corral.server.replication.DaemonThreads.daemon;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.corral.proto.internal.LogEntry;
 import dev.corral.proto.internal.Txn;
-import dev.corral.server.tree.TreeRules;
 import dev.corral.server.tree.TreeSnapshot;
 import dev.corral.server.tree.TxnResult;
 import java.io.IOException;
@@ -262,10 +261,7 @@ public final class LocalReplicator implements Replicator {
 
   /** Appends the entry (stamped with the time and rules), fsyncs, then applies it. The caller holds the write lock. */
   private void writeAndApply(LogEntry proposed) throws IOException {
-    LogEntry entry = proposed.toBuilder()
-        .setTimeMs(entryClock.stamp())
-        .setRules(TreeRules.CURRENT.version())
-        .build();
+    LogEntry entry = proposed.toBuilder().mergeFrom(entryClock.stampFields()).build();
     long index = log.lastIndex() + 1;
     log.append(index, entry.toByteArray());
     log.flush();

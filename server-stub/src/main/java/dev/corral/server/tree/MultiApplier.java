@@ -30,12 +30,11 @@ final class MultiApplier {
   }
 
   Response apply(MultiRequest multi) {
-    boolean reads = readsOnly(multi);
     MultiResult.Builder results = MultiResult.newBuilder();
     List<MultiOp> ops = multi.getOpsList();
     for (int i = 0; i < ops.size(); i++) {
       OpResult result = applyOp(ops.get(i));
-      if (result.hasError() && !reads) {
+      if (result.hasError() && !readsOnly(multi)) { // asked only on a failure: the apply loop's multis write
         return failed(ops, i, result.getError(), zxid);
       }
       results.addResults(result);
