@@ -3,6 +3,7 @@ package dev.corral.client.recipe;
 import dev.corral.client.Code;
 import dev.corral.client.CoordinationClient;
 import dev.corral.client.CoordinationException;
+import java.util.Optional;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -37,6 +38,42 @@ public final class BackgroundRetry {
   public static void untilSessionEnds(CoordinationClient client, long session, String what, Attempt attempt,
       Runnable done) {
     new Retrying(client, session, what, attempt, done).schedule();
+  }
+
+  /**
+   * Runs {@code attempt} now if the client is connected (a call made while it
+   * is not would wait for the connection, past the caller's deadline), else,
+   * or when it fails short of {@link #endsTrying}, goes on with it as
+   * {@link #untilSessionEnds} does. Tries nothing once {@code session} is no
+   * longer the client's: its ephemeral nodes went with it. Runs even if the
+   * calling thread was interrupted (the interrupt is kept).
+   *
+   * @return the failure of the try made now, for the caller to attach or throw
+   */
+  public static Optional<Exception> nowOrInBackground(CoordinationClient client, long session, String what,
+      Attempt attempt) {
+    if (session != client.sessionId()) {
+      return Optional.empty();
+    }
+    if (!client.state().isConnected()) {
+      untilSessionEnds(client, session, what, attempt, () -> { });
+      return Optional.empty();
+    }
+    boolean interrupted = Thread.interrupted();
+    try {
+      attempt.run();
+      return Optional.empty();
+    } catch (CoordinationException | InterruptedException | RuntimeException e) {
+      if (!endsTrying(e)) {
+        LOG.log(System.Logger.Level.DEBUG, () -> what + " failed now; retrying in the background", e);
+        untilSessionEnds(client, session, what, attempt, () -> { });
+      }
+      return Optional.of(e);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   /** True for failures after which the node is certainly gone or unreachable for good. */

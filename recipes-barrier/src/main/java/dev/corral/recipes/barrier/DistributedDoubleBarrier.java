@@ -366,30 +366,24 @@ public final class DistributedDoubleBarrier {
     if (signal.sessionLost()) {
       return; // the node went with the session
     }
-    long session = client.sessionId();
-    boolean interrupted = Thread.interrupted();
-    try {
-      if (client.state().isConnected()) {
-        deleteIfPresent(ownPath);
-        return;
-      }
-    } catch (SessionExpiredException goneWithSession) {
+    Optional<Exception> now = BackgroundRetry.nowOrInBackground(client, client.sessionId(),
+        "delete barrier member " + ownPath, () -> deleteIfPresent(ownPath));
+    if (now.isEmpty() || now.get() instanceof SessionExpiredException) {
       return;
-    } catch (CoordinationException e) {
-      if (e instanceof ClientClosedException || !e.code().isRetryable()) {
-        if (failure == null) {
-          throw e;
-        }
-        failure.addSuppressed(e);
-        return;
-      }
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
     }
-    BackgroundRetry.untilSessionEnds(client, session, "delete barrier member " + ownPath,
-        () -> deleteIfPresent(ownPath), () -> { });
+    Exception e = now.get();
+    if (e instanceof CoordinationException ce && ce.code().isRetryable()) {
+      return; // the delete goes on in the background
+    }
+    if (failure != null) {
+      failure.addSuppressed(e);
+    } else if (e instanceof CoordinationException ce) {
+      throw ce;
+    } else if (e instanceof InterruptedException ie) {
+      throw ie;
+    } else {
+      throw (RuntimeException) e;
+    }
   }
 
   private void deleteIfPresent(String nodePath) throws CoordinationException, InterruptedException {

@@ -17,8 +17,6 @@ import dev.corral.client.Stat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The node work every lock type shares: the protected create of a lock node
@@ -27,7 +25,6 @@ import org.slf4j.LoggerFactory;
  * background when the server cannot be reached.
  */
 final class LockNodes {
-  private static final Logger LOG = LoggerFactory.getLogger(LockNodes.class);
 
   /** Lock nodes go with their session; lock paths are containers, gone with their last node. */
   private static final CreateOptions LOCK_NODE =
@@ -157,31 +154,12 @@ final class LockNodes {
    * try is attached to {@code cause} (when there is one).
    */
   static void abandon(CoordinationClient client, String dir, String guid, long session, Throwable cause) {
-    BackgroundRetry.Attempt removal = () -> removeOwn(client, dir, guid);
-    boolean interrupted = Thread.interrupted();
-    try {
-      if (session != client.sessionId()) {
-        return; // the session ended: its ephemeral nodes went with it
-      }
-      if (!client.state().isConnected()) {
-        // a call now would wait for the connection, past the caller's deadline
-        BackgroundRetry.untilSessionEnds(client, session, "remove abandoned lock node under " + dir, removal, () -> { });
-        return;
-      }
-      removal.run();
-    } catch (CoordinationException | InterruptedException | RuntimeException e) {
-      if (cause != null) {
-        cause.addSuppressed(e);
-      }
-      if (!BackgroundRetry.endsTrying(e)) {
-        LOG.debug("could not remove the node of an abandoned acquire under {} now; retrying in the background", dir, e);
-        BackgroundRetry.untilSessionEnds(client, session, "remove abandoned lock node under " + dir, removal, () -> { });
-      }
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    BackgroundRetry.nowOrInBackground(client, session, "remove abandoned lock node under " + dir,
+        () -> removeOwn(client, dir, guid)).ifPresent(failure -> {
+          if (cause != null) {
+            cause.addSuppressed(failure);
+          }
+        });
   }
 
   /** Throws if {@code session} is no longer the client's session. */
