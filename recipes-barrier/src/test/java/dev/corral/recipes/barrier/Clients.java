@@ -37,12 +37,6 @@ final class Clients implements AutoCloseable {
 
   static final Duration PATIENCE = Duration.ofMinutes(10);
 
-  /** True while {@code thread} is parked in a recipe's wait for a watch or state change (Signal.awaitChange). */
-  static boolean waitsForAChange(Thread thread) {
-    return thread.getState() == Thread.State.TIMED_WAITING && java.util.Arrays.stream(thread.getStackTrace())
-        .anyMatch(frame -> frame.getClassName().endsWith(".Signal") && frame.getMethodName().equals("awaitChange"));
-  }
-
   private CoordinationClient connect(CorralClient.Builder builder) throws InterruptedException {
     CoordinationClient client = builder
         .connectString(server.getConnectString())

@@ -4,7 +4,6 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -15,7 +14,6 @@ import dev.corral.client.SessionExpiredException;
 import dev.corral.testing.TestingServer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -157,31 +155,23 @@ class DistributedDoubleBarrierTest {
     server.stop();
     await().atMost(Clients.WAIT).until(() -> !member.state().isConnected());
 
-    boolean entered = assertTimeoutPreemptively(Clients.PATIENCE.dividedBy(5),
-        () -> barrier.enter(1, TimeUnit.SECONDS),
-        "the enter kept the client's 10-minute connection timeout instead of its own 1 s");
+    Started<Boolean> entering = Started.call(() -> barrier.enter(1, TimeUnit.SECONDS));
 
-    assertFalse(entered);
+    assertFalse(entering.result());
+    assertEquals(ConnectionState.SUSPENDED, member.state(), "ended at its own deadline, not once the session was lost");
   }
 
   @Test
   void aTimedEnterUnderWayWhenTheServerGoesEndsAtItsDeadlineAndItsNodeGoesOnceItIsBack() throws Exception {
     CoordinationClient member = clients.connectPatient();
-    CompletableFuture<Boolean> result = new CompletableFuture<>();
-    Thread entering = new Thread(() -> {
-      try {
-        result.complete(new DistributedDoubleBarrier(member, PATH, 2).enter(3, TimeUnit.SECONDS));
-      } catch (Exception e) {
-        result.completeExceptionally(e);
-      }
-    });
-    entering.start();
-    await().atMost(Clients.WAIT).until(() -> Clients.waitsForAChange(entering)); // its node made, waiting for "ready"
+    DistributedDoubleBarrier barrier = new DistributedDoubleBarrier(member, PATH, 2);
+    Started<Boolean> entering = Started.call(() -> barrier.enter(3, TimeUnit.SECONDS));
+    await().atMost(Clients.WAIT).until(entering::waitsForAChange); // its node made, waiting for "ready"
     assertEquals(1, memberNodes().size());
 
     server.stop();
 
-    assertFalse(result.get(Clients.PATIENCE.dividedBy(5).toSeconds(), TimeUnit.SECONDS));
+    assertFalse(entering.result());
     assertEquals(ConnectionState.SUSPENDED, member.state(), "ended at its own deadline, not once the session was lost");
     server.restart();
     await().atMost(Clients.WAIT).until(() -> memberNodes().isEmpty()); // deleted in the background: the session lives
@@ -189,8 +179,9 @@ class DistributedDoubleBarrierTest {
 
   @Test
   void aTimedLeaveEndsAtItsDeadlineWhileTheServerIsDown() throws Exception {
+    CoordinationClient patient = clients.connectPatient();
     List<DistributedDoubleBarrier> members = List.of(
-        new DistributedDoubleBarrier(clients.connectPatient(), PATH, 2),
+        new DistributedDoubleBarrier(patient, PATH, 2),
         new DistributedDoubleBarrier(clients.connect(), PATH, 2));
     List<Future<Boolean>> entering = new ArrayList<>();
     for (DistributedDoubleBarrier m : members) {
@@ -201,11 +192,11 @@ class DistributedDoubleBarrierTest {
     }
     server.stop();
 
-    boolean left = assertTimeoutPreemptively(Clients.PATIENCE.dividedBy(5),
-        () -> members.get(0).leave(1, TimeUnit.SECONDS),
-        "the leave kept the client's 10-minute connection timeout instead of its own 1 s");
+    Started<Boolean> leaving = Started.call(() -> members.get(0).leave(1, TimeUnit.SECONDS));
 
-    assertFalse(left);
+    assertFalse(leaving.result());
+    assertEquals(ConnectionState.SUSPENDED, patient.state(),
+        "ended at its own deadline, not once the session was lost");
   }
 
   @Test
