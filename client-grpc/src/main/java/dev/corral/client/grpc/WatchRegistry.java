@@ -143,20 +143,18 @@ final class WatchRegistry {
     if (first && none(Kind.FIRST, path)) {
       serverTypes.add(dev.corral.proto.v1.WatcherType.FIRST_WATCH);
     }
-    List<EventType> told = new ArrayList<>();
     if (data || exist) {
-      told.add(EventType.DATA_WATCH_REMOVED);
+      tell.accept(EventType.DATA_WATCH_REMOVED);
     }
     if (child) {
-      told.add(EventType.CHILD_WATCH_REMOVED);
+      tell.accept(EventType.CHILD_WATCH_REMOVED);
     }
     if (persistent || recursive) {
-      told.add(EventType.PERSISTENT_WATCH_REMOVED);
+      tell.accept(EventType.PERSISTENT_WATCH_REMOVED);
     }
     if (first) {
-      told.add(EventType.FIRST_WATCH_REMOVED);
+      tell.accept(EventType.FIRST_WATCH_REMOVED);
     }
-    told.forEach(tell);
     return serverTypes;
   }
 
