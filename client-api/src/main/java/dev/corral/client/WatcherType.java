@@ -6,8 +6,10 @@ public enum WatcherType {
   CHILDREN,
   /** One-shot data and exists watches. */
   DATA,
-  /** Persistent and persistent-recursive watches. */
+  /** Persistent watches ({@link AddWatchMode#PERSISTENT}), not recursive ones (as ZooKeeper's Persistent). */
   PERSISTENT,
+  /** Persistent-recursive watches ({@link AddWatchMode#PERSISTENT_RECURSIVE}). */
+  PERSISTENT_RECURSIVE,
   /** One-shot FIRST watches ({@link AddWatchMode#FIRST}). */
   FIRST,
   /** Every kind. */

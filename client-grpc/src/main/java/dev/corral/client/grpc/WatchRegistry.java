@@ -162,7 +162,8 @@ final class WatchRegistry {
     return switch (type) {
       case CHILDREN -> kind == Kind.CHILD;
       case DATA -> kind == Kind.DATA || kind == Kind.EXIST;
-      case PERSISTENT -> kind == Kind.PERSISTENT || kind == Kind.PERSISTENT_RECURSIVE;
+      case PERSISTENT -> kind == Kind.PERSISTENT;
+      case PERSISTENT_RECURSIVE -> kind == Kind.PERSISTENT_RECURSIVE;
       case FIRST -> kind == Kind.FIRST;
       case ANY -> true;
     };

@@ -184,6 +184,24 @@ class WatchTest {
   }
 
   @Test
+  void aRecursiveWatchIsRemovedByItsOwnTypeOnlyAsInZooKeeper() throws Exception {
+    Recorder watcher = new Recorder();
+    client.addWatch("/rr", AddWatchMode.PERSISTENT_RECURSIVE, watcher);
+    assertThrows(NoWatcherException.class, () -> client.removeWatches("/rr", watcher, WatcherType.PERSISTENT));
+    writer.create("/rr", NONE, CreateMode.PERSISTENT);
+    watcher.expect(EventType.NODE_CREATED, "/rr");
+
+    client.removeWatches("/rr", watcher, WatcherType.PERSISTENT_RECURSIVE);
+    watcher.expect(EventType.PERSISTENT_WATCH_REMOVED, "/rr");
+    Recorder sentinel = new Recorder();
+    client.exists("/sentinel", sentinel);
+    writer.create("/rr/a", NONE, CreateMode.PERSISTENT);
+    writer.create("/sentinel", NONE, CreateMode.PERSISTENT);
+    sentinel.expect(EventType.NODE_CREATED, "/sentinel");
+    assertTrue(watcher.events.isEmpty(), "no event after removal: " + watcher.events);
+  }
+
+  @Test
   void aChangeMadeWhileDisconnectedFiresItsEventAfterTheReconnect() throws Exception {
     StateRecorder states = new StateRecorder();
     client.addConnectionStateListener(states);
