@@ -9,9 +9,11 @@ import dev.corral.client.Protection;
 import dev.corral.client.SequentialNames;
 import dev.corral.client.SessionExpiredException;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -39,6 +41,9 @@ import java.util.function.Supplier;
  * Curator, it queues again with a new node in the current session, until its
  * deadline. See {@link InterProcessLock} for release, fencing and connection loss.
  *
+ * <p>Revocable as Curator's: after {@link #makeRevocable}, a holder is told
+ * when another process asks it to give the lock up ({@link Revoker}).
+ *
  * <p>Thread-safe. One object may be shared by the threads of a process.
  */
 public final class InterProcessMutex implements InterProcessLock {
@@ -52,6 +57,7 @@ public final class InterProcessMutex implements InterProcessLock {
   private final ConcurrentMap<Thread, Hold> holds = new ConcurrentHashMap<>();
   private final Predicate<String> ours;
   private final byte[] data;
+  private volatile Revocation<InterProcessMutex> revocation;
 
   /**
    * A mutex on {@code path} (created on first use, as a container).
@@ -117,7 +123,28 @@ public final class InterProcessMutex implements InterProcessLock {
     }
     LockDriver.Granted node = granted.get();
     holds.put(current, tracker.granted(node.path(), node.token(), node.session(), current));
+    Revocation<InterProcessMutex> revocable = revocation;
+    if (revocable != null) {
+      revocable.watch(node.path());
+    }
     return true;
+  }
+
+  /**
+   * Makes the lock revocable, as Curator's {@code makeRevocable}: from its next grant on, when another process
+   * calls {@link Revoker#attemptRevoke} on the node held here (also before the grant, while the node waited),
+   * {@code listener} is told, on the client's event or callback thread; it must not block. Releasing stays the holding
+   * thread's choice.
+   */
+  public void makeRevocable(RevocationListener<? super InterProcessMutex> listener) {
+    makeRevocable(listener, Runnable::run);
+  }
+
+  /** As {@link #makeRevocable(RevocationListener)}, telling {@code listener} on {@code executor}. */
+  public void makeRevocable(RevocationListener<? super InterProcessMutex> listener, Executor executor) {
+    Objects.requireNonNull(listener, "listener");
+    Objects.requireNonNull(executor, "executor");
+    revocation = new Revocation<>(client, this, listener, executor);
   }
 
   @Override

@@ -3,7 +3,8 @@
  * Curator's names and shapes: {@link dev.corral.recipes.lock.InterProcessMutex},
  * {@link dev.corral.recipes.lock.InterProcessSemaphoreMutex},
  * {@link dev.corral.recipes.lock.InterProcessReadWriteLock},
- * {@link dev.corral.recipes.lock.InterProcessSemaphoreV2}.
+ * {@link dev.corral.recipes.lock.InterProcessSemaphoreV2}, and cooperative
+ * revocation ({@link dev.corral.recipes.lock.Revoker}).
  *
  * <p>Beyond Curator: every lock has a fencing token
  * ({@link dev.corral.recipes.lock.InterProcessLock#fencingToken()}) and reports
