@@ -29,6 +29,10 @@ public interface AsyncCoordinationClient {
 
   CompletableFuture<Children> getChildren(String path, Watcher watcher);
 
+  CompletableFuture<List<String>> getEphemerals(String prefixPath);
+
+  CompletableFuture<Integer> getAllChildrenNumber(String path);
+
   CompletableFuture<List<OpResult>> multi(List<Op> ops);
 
   CompletableFuture<Void> sync(String path);

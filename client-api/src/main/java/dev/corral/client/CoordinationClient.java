@@ -80,6 +80,21 @@ public interface CoordinationClient extends AutoCloseable {
   Children getChildrenWithStat(String path, Watcher watcher) throws CoordinationException, InterruptedException;
 
   /**
+   * The paths of this session's ephemeral nodes whose path starts with
+   * {@code prefixPath} (a string prefix, as ZooKeeper's: "/a" also matches
+   * "/ab"; "/" matches all), sorted.
+   */
+  List<String> getEphemerals(String prefixPath) throws CoordinationException, InterruptedException;
+
+  /** The paths of all this session's ephemeral nodes, sorted. */
+  default List<String> getEphemerals() throws CoordinationException, InterruptedException {
+    return getEphemerals("/");
+  }
+
+  /** How many nodes are below the node: its children, theirs, and so on (as ZooKeeper's). */
+  int getAllChildrenNumber(String path) throws CoordinationException, InterruptedException;
+
+  /**
    * Runs {@code ops} atomically at one point of the log. On failure throws the
    * failing op's exception, whose {@link CoordinationException#opResults()}
    * gives every op's result. A multi of reads only ({@link Op#getChildren},

@@ -272,12 +272,14 @@ public final class ServerCore implements ReplicatedState {
   }
 
   /**
-   * Answers exists / get_data / get_children (alone, or a multi of them only)
-   * and leaves the requested watch.
+   * Answers exists / get_data / get_children (alone, or a multi of them only), get_ephemerals and
+   * get_all_children_number, and leaves the requested watch.
    * The caller holds the read lock.
    */
   public Response read(long sessionId, Request request) {
-    Response response = tree.read(request);
+    Response response = request.getOpCase() == Request.OpCase.GET_EPHEMERALS
+        ? tree.ephemerals(sessionId, request.getGetEphemerals().getPrefixPath())
+        : tree.read(request);
     if (response.hasError()) {
       return response;
     }

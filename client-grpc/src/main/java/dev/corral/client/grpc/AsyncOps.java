@@ -20,7 +20,9 @@ import dev.corral.client.WatcherType;
 import dev.corral.proto.v1.AddWatchRequest;
 import dev.corral.proto.v1.DeleteRequest;
 import dev.corral.proto.v1.ExistsRequest;
+import dev.corral.proto.v1.GetAllChildrenNumberRequest;
 import dev.corral.proto.v1.GetChildrenRequest;
+import dev.corral.proto.v1.GetEphemeralsRequest;
 import dev.corral.proto.v1.GetDataRequest;
 import dev.corral.proto.v1.MultiRequest;
 import dev.corral.proto.v1.RemoveWatchesRequest;
@@ -199,6 +201,29 @@ final class AsyncOps implements AsyncCoordinationClient {
         .setGetChildren(GetChildrenRequest.newBuilder().setPath(serverPath).setWatch(watcher != null)).build();
     return read(request, watcher == null ? NO_HOOK : watchOnSuccess(WatchRegistry.Kind.CHILD, serverPath, watcher))
         .thenApply(r -> Protos.children(r.getGetChildren()));
+  }
+
+  @Override
+  public CompletableFuture<List<String>> getEphemerals(String prefixPath) {
+    Optional<CompletableFuture<List<String>>> invalid = invalid(prefixPath);
+    if (invalid.isPresent()) {
+      return invalid.get();
+    }
+    Request request = Request.newBuilder()
+        .setGetEphemerals(GetEphemeralsRequest.newBuilder().setPrefixPath(namespace.toServer(prefixPath))).build();
+    return read(request, NO_HOOK).thenApply(r -> r.getGetEphemerals().getPathsList().stream()
+        .filter(namespace::contains).map(namespace::toClient).toList()); // the server sorted them
+  }
+
+  @Override
+  public CompletableFuture<Integer> getAllChildrenNumber(String path) {
+    Optional<CompletableFuture<Integer>> invalid = invalid(path);
+    if (invalid.isPresent()) {
+      return invalid.get();
+    }
+    Request request = Request.newBuilder()
+        .setGetAllChildrenNumber(GetAllChildrenNumberRequest.newBuilder().setPath(namespace.toServer(path))).build();
+    return read(request, NO_HOOK).thenApply(r -> r.getGetAllChildrenNumber().getCount());
   }
 
   /** Runs ops atomically; retried after a lost answer only when every op is a read. */

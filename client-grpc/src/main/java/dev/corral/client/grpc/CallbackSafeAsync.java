@@ -70,6 +70,16 @@ final class CallbackSafeAsync implements AsyncCoordinationClient {
   }
 
   @Override
+  public CompletableFuture<List<String>> getEphemerals(String prefixPath) {
+    return call(() -> ops.getEphemerals(prefixPath));
+  }
+
+  @Override
+  public CompletableFuture<Integer> getAllChildrenNumber(String path) {
+    return call(() -> ops.getAllChildrenNumber(path));
+  }
+
+  @Override
   public CompletableFuture<NodeData> getData(String path) {
     return call(() -> ops.getData(path));
   }

@@ -184,6 +184,16 @@ public final class CorralClient implements CoordinationClient {
   }
 
   @Override
+  public List<String> getEphemerals(String prefixPath) throws CoordinationException, InterruptedException {
+    return await(() -> async.getEphemerals(prefixPath));
+  }
+
+  @Override
+  public int getAllChildrenNumber(String path) throws CoordinationException, InterruptedException {
+    return await(() -> async.getAllChildrenNumber(path));
+  }
+
+  @Override
   public List<OpResult> multi(List<Op> ops) throws CoordinationException, InterruptedException {
     return await(() -> async.multi(ops));
   }

@@ -257,4 +257,56 @@ class OperationsTest {
             .filter(t -> t.isAlive() && (t.getName().startsWith("corral-session") || t.getName().startsWith("corral-events")))
             .map(Thread::getName).toList()));
   }
+
+  @Test
+  void getEphemeralsListsThisSessionsEphemeralNodesByStringPrefixAsZooKeeper() throws Exception {
+    client.create("/e", NONE, CreateMode.PERSISTENT);
+    client.create("/e/a", NONE, CreateMode.EPHEMERAL);
+    client.create("/e/ab", NONE, CreateMode.EPHEMERAL);
+    client.create("/e/b", NONE, CreateMode.PERSISTENT);
+    client.create("/e/b/c-", NONE, CreateMode.EPHEMERAL_SEQUENTIAL);
+    client.create("/f", NONE, CreateMode.EPHEMERAL);
+    CorralClient other = another(null);
+    other.create("/e/theirs", NONE, CreateMode.EPHEMERAL);
+
+    assertEquals(List.of("/e/a", "/e/ab", "/e/b/c-0000000000", "/f"), client.getEphemerals());
+    assertEquals(List.of("/e/a", "/e/ab"), client.getEphemerals("/e/a"));
+    assertEquals(List.of("/e/b/c-0000000000"), client.getEphemerals("/e/b"));
+    assertEquals(List.of(), client.getEphemerals("/nothing"));
+    assertEquals(List.of("/e/theirs"), other.getEphemerals("/"));
+    client.delete("/e/ab");
+    assertEquals(List.of("/e/a"), client.getEphemerals("/e/a"));
+    assertThrows(InvalidPathException.class, () -> client.getEphemerals("/e/"));
+  }
+
+  @Test
+  void getEphemeralsInANamespaceSeesOnlyItsOwnPaths() throws Exception {
+    CorralClient app = another("app");
+    app.create("/x", NONE, CreateMode.EPHEMERAL);
+    CorralClient outside = another(null);
+    outside.create("/appx", NONE, CreateMode.EPHEMERAL);
+
+    assertEquals(List.of("/x"), app.getEphemerals());
+    assertEquals(List.of("/x"), app.getEphemerals("/x"));
+    assertEquals(List.of("/appx"), outside.getEphemerals("/app"));
+  }
+
+  @Test
+  void getAllChildrenNumberCountsEveryNodeBelowAsZooKeeper() throws Exception {
+    client.create("/t", NONE, CreateMode.PERSISTENT);
+    client.create("/t/a", NONE, CreateMode.PERSISTENT);
+    client.create("/t/a/1", NONE, CreateMode.PERSISTENT);
+    client.create("/t/a/1/x", NONE, CreateMode.EPHEMERAL);
+    client.create("/t/b", NONE, CreateMode.PERSISTENT);
+    client.create("/tt", NONE, CreateMode.PERSISTENT);
+
+    assertEquals(4, client.getAllChildrenNumber("/t"));
+    assertEquals(2, client.getAllChildrenNumber("/t/a"));
+    assertEquals(0, client.getAllChildrenNumber("/t/b"));
+    assertEquals(6, client.getAllChildrenNumber("/"));
+    assertEquals(4, another("t").getAllChildrenNumber("/"));
+    NoNodeException missing = assertThrows(NoNodeException.class, () -> client.getAllChildrenNumber("/none"));
+    assertEquals("/none", missing.path());
+    assertThrows(InvalidPathException.class, () -> client.getAllChildrenNumber("t"));
+  }
 }

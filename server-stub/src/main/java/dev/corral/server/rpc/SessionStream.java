@@ -279,7 +279,7 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
           enqueueWrite(request);
         }
       }
-      case EXISTS, GET_DATA, GET_CHILDREN -> enqueueRead(request);
+      case EXISTS, GET_DATA, GET_CHILDREN, GET_EPHEMERALS, GET_ALL_CHILDREN_NUMBER -> enqueueRead(request);
       case PING -> enqueue(Slot.local(xid, () -> ok(xid).setPing(PingResult.getDefaultInstance()).build()));
       case SYNC -> enqueue(new Slot(xid, core.replicator().sync(),
           () -> ok(xid).setSync(SyncResult.newBuilder().setPath(request.getSync().getPath())).build(), () -> { }));

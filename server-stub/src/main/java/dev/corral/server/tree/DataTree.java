@@ -63,7 +63,7 @@ public final class DataTree {
   }
 
   /**
-   * Answers exists / get_data / get_children, and a multi of those only, at
+   * Answers exists / get_data / get_children / get_all_children_number, and a multi of the first three only, at
    * {@link #lastZxid()} (watch flags are ignored here).
    *
    * @throws IllegalArgumentException for any other operation
@@ -72,6 +72,9 @@ public final class DataTree {
     if (request.getOpCase() == Request.OpCase.MULTI) {
       return MultiApplier.read(state, request.getMulti(), lastZxid); // refuses a multi that writes
     }
+    if (request.getOpCase() == Request.OpCase.GET_ALL_CHILDREN_NUMBER) {
+      return Reader.allChildrenNumber(state, request.getGetAllChildrenNumber().getPath(), lastZxid);
+    }
     OpResult result = switch (request.getOpCase()) {
       case EXISTS -> Reader.exists(state, request.getExists().getPath());
       case GET_DATA -> Reader.getData(state, request.getGetData().getPath());
@@ -79,6 +82,14 @@ public final class DataTree {
       default -> throw new IllegalArgumentException("not a read: " + request.getOpCase());
     };
     return Responses.single(lastZxid, result);
+  }
+
+  /**
+   * Answers get_ephemerals for {@code sessionId} at {@link #lastZxid()}: its ephemeral nodes whose path starts
+   * with {@code prefix} (all of them for "" or "/").
+   */
+  public Response ephemerals(long sessionId, String prefix) {
+    return Reader.ephemerals(state, sessionId, prefix, lastZxid);
   }
 
   /**

@@ -6,7 +6,12 @@ import dev.corral.proto.v1.ExistsResult;
 import dev.corral.proto.v1.GetChildrenResult;
 import dev.corral.proto.v1.GetDataResult;
 import dev.corral.proto.v1.OpResult;
+import dev.corral.proto.v1.GetAllChildrenNumberResult;
+import dev.corral.proto.v1.GetEphemeralsResult;
+import dev.corral.proto.v1.Response;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 
 /** The read operations, as {@link OpResult}s (an error case on failure). */
@@ -50,6 +55,35 @@ final class Reader {
         .setStat(node.stat())
         .build();
     return OpResult.newBuilder().setGetChildren(result).build();
+  }
+
+  /** The session's ephemeral nodes whose path starts with {@code prefix} (all of them for "" or "/"), sorted. */
+  static Response ephemerals(TreeState state, long sessionId, String prefix, long zxid) {
+    boolean all = prefix.isEmpty() || prefix.equals("/");
+    List<String> paths = new ArrayList<>();
+    for (String path : state.ephemeralPaths(sessionId)) {
+      if (all || path.startsWith(prefix)) {
+        paths.add(path);
+      }
+    }
+    paths.sort(Paths.UTF8_ORDER);
+    return Response.newBuilder().setZxid(zxid)
+        .setGetEphemerals(GetEphemeralsResult.newBuilder().addAllPaths(paths)).build();
+  }
+
+  /** How many nodes are below the node at {@code path}: its children, theirs, and so on. */
+  static Response allChildrenNumber(TreeState state, String path, long zxid) {
+    if (state.node(path) == null) {
+      return Responses.single(zxid, noNode(path));
+    }
+    int count = 0;
+    Deque<String> pending = new ArrayDeque<>(state.childPaths(path));
+    while (!pending.isEmpty()) {
+      count++;
+      pending.addAll(state.childPaths(pending.pop()));
+    }
+    return Response.newBuilder().setZxid(zxid)
+        .setGetAllChildrenNumber(GetAllChildrenNumberResult.newBuilder().setCount(count)).build();
   }
 
   private static OpResult noNode(String path) {

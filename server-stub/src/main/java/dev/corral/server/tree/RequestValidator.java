@@ -54,6 +54,9 @@ public final class RequestValidator {
       case REMOVE_WATCHES -> path(request.getRemoveWatches().getPath())
           .or(() -> checkWatcherType(request.getRemoveWatches().getType(), request.getRemoveWatches().getPath()));
       case SET_WATCHES -> checkSetWatches(request.getSetWatches());
+      case GET_EPHEMERALS -> request.getGetEphemerals().getPrefixPath().isEmpty()
+          ? Optional.empty() : path(request.getGetEphemerals().getPrefixPath());
+      case GET_ALL_CHILDREN_NUMBER -> path(request.getGetAllChildrenNumber().getPath());
       case MULTI -> checkMulti(request.getMulti());
       case PING, CLOSE_SESSION, OP_NOT_SET -> Optional.empty();
     };

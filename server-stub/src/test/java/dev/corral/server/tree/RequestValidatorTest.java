@@ -31,6 +31,8 @@ import dev.corral.proto.v1.GetChildrenRequest;
 import dev.corral.proto.v1.MultiOp;
 import dev.corral.proto.v1.PingRequest;
 import dev.corral.proto.v1.RemoveWatchesRequest;
+import dev.corral.proto.v1.GetAllChildrenNumberRequest;
+import dev.corral.proto.v1.GetEphemeralsRequest;
 import dev.corral.proto.v1.Request;
 import dev.corral.proto.v1.Response;
 import dev.corral.proto.v1.SetWatchesRequest;
@@ -85,6 +87,18 @@ class RequestValidatorTest {
         .setType(WatcherType.ANY)).build(), ErrorCode.INVALID_PATH);
     rejected(Request.newBuilder().setSetWatches(SetWatchesRequest.newBuilder()
         .addDataWatches("/ok").addPersistentRecursiveWatches("/bad/")).build(), ErrorCode.INVALID_PATH);
+  }
+
+  @Test
+  void getEphemeralsTakesAnEmptyPrefixOrAValidPathAndGetAllChildrenNumberAValidPath() {
+    accepted(Request.newBuilder().setGetEphemerals(GetEphemeralsRequest.getDefaultInstance()).build());
+    accepted(Request.newBuilder().setGetEphemerals(GetEphemeralsRequest.newBuilder().setPrefixPath("/a")).build());
+    rejected(Request.newBuilder().setGetEphemerals(GetEphemeralsRequest.newBuilder().setPrefixPath("a")).build(),
+        ErrorCode.INVALID_PATH);
+    accepted(Request.newBuilder().setGetAllChildrenNumber(GetAllChildrenNumberRequest.newBuilder().setPath("/"))
+        .build());
+    rejected(Request.newBuilder().setGetAllChildrenNumber(GetAllChildrenNumberRequest.getDefaultInstance()).build(),
+        ErrorCode.INVALID_PATH);
   }
 
   @Test
