@@ -40,4 +40,6 @@ public interface AsyncCoordinationClient {
   CompletableFuture<Void> addWatch(String path, AddWatchMode mode, Watcher watcher);
 
   CompletableFuture<Void> removeWatches(String path, Watcher watcher, WatcherType type);
+
+  CompletableFuture<Void> removeAllWatches(String path, WatcherType type);
 }

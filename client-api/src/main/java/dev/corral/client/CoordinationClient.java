@@ -120,6 +120,14 @@ public interface CoordinationClient extends AutoCloseable {
    */
   void removeWatches(String path, Watcher watcher, WatcherType type) throws CoordinationException, InterruptedException;
 
+  /**
+   * Removes every watcher's watches of {@code type} on {@code path}, as ZooKeeper's removeAllWatches; each
+   * watcher is told as by {@link #removeWatches}.
+   *
+   * @throws NoWatcherException if there was no such watch
+   */
+  void removeAllWatches(String path, WatcherType type) throws CoordinationException, InterruptedException;
+
   /** The current session's id (0 before the first connection). It changes after LOST. */
   long sessionId();
 

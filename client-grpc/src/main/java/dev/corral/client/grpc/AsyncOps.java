@@ -34,6 +34,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -314,6 +315,27 @@ final class AsyncOps implements AsyncCoordinationClient {
       }));
     }
     return CompletableFuture.allOf(removals.toArray(CompletableFuture[]::new));
+  }
+
+  /** As {@link #removeWatches} for every watcher with a watch of {@code type} on {@code path}. */
+  @Override
+  public CompletableFuture<Void> removeAllWatches(String path, WatcherType type) {
+    Objects.requireNonNull(type, "type");
+    Optional<CompletableFuture<Void>> invalid = invalid(path);
+    if (invalid.isPresent()) {
+      return invalid.get();
+    }
+    Set<Watcher> holders = watches.holders(namespace.toServer(path), type);
+    if (holders.isEmpty()) {
+      return CompletableFuture.failedFuture(new NoWatcherException("no " + type + " watch on " + path, path));
+    }
+    return CompletableFuture.allOf(holders.stream().map(watcher -> removeWatches(path, watcher, type)
+        .exceptionally(failure -> {
+          if (RetryDecision.codeOf(failure) == Code.NO_WATCHER) {
+            return null; // its watch fired meanwhile
+          }
+          throw new CompletionException(unwrap(failure));
+        })).toArray(CompletableFuture[]::new));
   }
 
   // ---------------------------------------------------------------- sending

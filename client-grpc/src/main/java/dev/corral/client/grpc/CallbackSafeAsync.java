@@ -80,6 +80,11 @@ final class CallbackSafeAsync implements AsyncCoordinationClient {
   }
 
   @Override
+  public CompletableFuture<Void> removeAllWatches(String path, WatcherType type) {
+    return call(() -> ops.removeAllWatches(path, type));
+  }
+
+  @Override
   public CompletableFuture<NodeData> getData(String path) {
     return call(() -> ops.getData(path));
   }

@@ -216,6 +216,11 @@ public final class CorralClient implements CoordinationClient {
   }
 
   @Override
+  public void removeAllWatches(String path, WatcherType type) throws CoordinationException, InterruptedException {
+    await(() -> async.removeAllWatches(path, type));
+  }
+
+  @Override
   public long sessionId() {
     return session.sessionId();
   }

@@ -158,6 +158,17 @@ final class WatchRegistry {
     return serverTypes;
   }
 
+  /** The watchers holding a watch of {@code type} on {@code path}, each once. */
+  synchronized Set<Watcher> holders(String path, WatcherType type) {
+    Set<Watcher> holders = new LinkedHashSet<>();
+    for (Kind kind : Kind.values()) {
+      if (matches(type, kind)) {
+        holders.addAll(watches.get(kind).getOrDefault(path, Set.of()));
+      }
+    }
+    return holders;
+  }
+
   private static boolean matches(WatcherType type, Kind kind) {
     return switch (type) {
       case CHILDREN -> kind == Kind.CHILD;

@@ -184,6 +184,36 @@ class WatchTest {
   }
 
   @Test
+  void removeAllWatchesRemovesEveryWatchersWatchesOfTheTypeAndTellsEach() throws Exception {
+    writer.create("/all", NONE, CreateMode.PERSISTENT);
+    Recorder data = new Recorder();
+    Recorder exists = new Recorder();
+    Recorder children = new Recorder();
+    client.getData("/all", data);
+    client.exists("/all", exists);
+    client.getChildren("/all", children);
+
+    client.removeAllWatches("/all", WatcherType.DATA);
+    data.expect(EventType.DATA_WATCH_REMOVED, "/all");
+    exists.expect(EventType.DATA_WATCH_REMOVED, "/all");
+    assertThrows(NoWatcherException.class, () -> client.removeAllWatches("/all", WatcherType.DATA));
+    writer.setData("/all", "x".getBytes(), -1);
+    writer.create("/all/c", NONE, CreateMode.PERSISTENT);
+    children.expect(EventType.NODE_CHILDREN_CHANGED, "/all");
+
+    client.getChildren("/all", children);
+    client.removeAllWatches("/all", WatcherType.ANY);
+    children.expect(EventType.CHILD_WATCH_REMOVED, "/all");
+    Recorder sentinel = new Recorder();
+    client.exists("/sentinel", sentinel);
+    writer.delete("/all/c", -1);
+    writer.create("/sentinel", NONE, CreateMode.PERSISTENT);
+    sentinel.expect(EventType.NODE_CREATED, "/sentinel");
+    assertTrue(data.events.isEmpty() && exists.events.isEmpty() && children.events.isEmpty(),
+        "no event after removal: " + data.events + exists.events + children.events);
+  }
+
+  @Test
   void aRecursiveWatchIsRemovedByItsOwnTypeOnlyAsInZooKeeper() throws Exception {
     Recorder watcher = new Recorder();
     client.addWatch("/rr", AddWatchMode.PERSISTENT_RECURSIVE, watcher);
