@@ -104,6 +104,7 @@ public final class LeaderLatch implements AutoCloseable {
   private volatile Thread loopThread;
   private volatile String watched; // the node queueWatcher was last left on (written on the loop thread)
   private volatile String ourPath = ""; // the node standing for this latch, "" when none (written on the loop thread)
+  private volatile String lastPathIsLeader; // the node with which this latch last led (written on the loop thread)
 
   // guarded by leadership
   private volatile boolean leader;
@@ -265,6 +266,14 @@ public final class LeaderLatch implements AutoCloseable {
     return ourPath.isEmpty() || state.get() == State.CLOSED ? Optional.empty() : Optional.of(ourPath);
   }
 
+  /**
+   * The path of the node with which this latch last became leader, as Curator's {@code getLastPathIsLeader()}:
+   * kept after leadership ends (so a former leader can tell which term was its own); null if it never led.
+   */
+  public String getLastPathIsLeader() {
+    return lastPathIsLeader;
+  }
+
   public String getId() {
     return id;
   }
@@ -336,7 +345,7 @@ public final class LeaderLatch implements AutoCloseable {
       switch (standing.kind()) {
         case FIRST -> {
           Contenders.OwnNode own = candidacy.node().orElseThrow();
-          lead(own.czxid());
+          lead(own.path(), own.czxid());
           // a leader watches its own node: if it goes (deleted, or its session expired), so does leadership
           if (watch(own.path()).isEmpty()) {
             submit(this::reconcile);
@@ -396,7 +405,8 @@ public final class LeaderLatch implements AutoCloseable {
     }
   }
 
-  private void lead(long czxid) {
+  private void lead(String node, long czxid) {
+    lastPathIsLeader = node;
     changeLeadership(true, czxid, true);
   }
 

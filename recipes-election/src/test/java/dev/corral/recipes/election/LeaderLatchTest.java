@@ -3,6 +3,7 @@ package dev.corral.recipes.election;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -77,6 +78,7 @@ class LeaderLatchTest {
     LeaderLatch latch = new LeaderLatch(client, PATH);
     assertEquals(LeaderLatch.State.LATENT, latch.getState());
     assertEquals(java.util.Optional.empty(), latch.getOurPath());
+    assertNull(latch.getLastPathIsLeader(), "never led");
     assertEquals("", latch.getId(), "Curator's two-argument constructor: an empty id");
 
     latch.start();
@@ -87,9 +89,12 @@ class LeaderLatchTest {
     assertTrue(ourPath.startsWith(PATH + "/"), ourPath);
     assertEquals(client.sessionId(), client.exists(ourPath).orElseThrow().ephemeralOwner());
 
+    assertEquals(ourPath, latch.getLastPathIsLeader());
+
     latch.close();
     assertEquals(LeaderLatch.State.CLOSED, latch.getState());
     assertEquals(java.util.Optional.empty(), latch.getOurPath());
+    assertEquals(ourPath, latch.getLastPathIsLeader(), "kept after leadership ends");
     await().atMost(Clients.WAIT).until(() -> client.exists(ourPath).isEmpty()); // its node went with it
   }
 
