@@ -76,6 +76,26 @@ class WatchTest {
     }
   }
 
+  /** Changes made by the other session. */
+  private interface Changes {
+    void make() throws Exception;
+  }
+
+  /**
+   * Makes {@code changes}, then shows that none of {@code quiet} heard of them: the event of a later change,
+   * watched by another watcher, did come (events come in the order of the changes).
+   */
+  private void assertUnheard(Changes changes, Recorder... quiet) throws Exception {
+    Recorder sentinel = new Recorder();
+    client.exists("/sentinel", sentinel);
+    changes.make();
+    writer.create("/sentinel", NONE, CreateMode.PERSISTENT);
+    sentinel.expect(EventType.NODE_CREATED, "/sentinel");
+    for (Recorder watcher : quiet) {
+      assertTrue(watcher.events.isEmpty(), "no event heard: " + watcher.events);
+    }
+  }
+
   @Test
   void watcherIsCalledBeforeTheReadThatShowsTheChangeReturns() throws Exception {
     client.create("/w", NONE, CreateMode.PERSISTENT);
@@ -133,13 +153,7 @@ class WatchTest {
     writer.create("/o/c", NONE, CreateMode.PERSISTENT);
     children.expect(EventType.NODE_CHILDREN_CHANGED, "/o");
 
-    Recorder sentinel = new Recorder();
-    client.exists("/sentinel", sentinel);
-    writer.create("/o/d", NONE, CreateMode.PERSISTENT);
-    writer.create("/sentinel", NONE, CreateMode.PERSISTENT);
-    sentinel.expect(EventType.NODE_CREATED, "/sentinel");
-    assertTrue(children.events.isEmpty(), "a one-shot watch fires once: " + children.events);
-    assertTrue(exists.events.isEmpty(), "a one-shot watch fires once: " + exists.events);
+    assertUnheard(() -> writer.create("/o/d", NONE, CreateMode.PERSISTENT), children, exists);
   }
 
   @Test
@@ -159,12 +173,7 @@ class WatchTest {
 
     client.removeWatches("/p", watcher, WatcherType.PERSISTENT);
     watcher.expect(EventType.PERSISTENT_WATCH_REMOVED, "/p");
-    Recorder sentinel = new Recorder();
-    client.exists("/sentinel", sentinel);
-    writer.create("/p", NONE, CreateMode.PERSISTENT);
-    writer.create("/sentinel", NONE, CreateMode.PERSISTENT);
-    sentinel.expect(EventType.NODE_CREATED, "/sentinel");
-    assertTrue(watcher.events.isEmpty(), "no event after removal: " + watcher.events);
+    assertUnheard(() -> writer.create("/p", NONE, CreateMode.PERSISTENT), watcher);
   }
 
   @Test
@@ -204,13 +213,7 @@ class WatchTest {
     client.getChildren("/all", children);
     client.removeAllWatches("/all", WatcherType.ANY);
     children.expect(EventType.CHILD_WATCH_REMOVED, "/all");
-    Recorder sentinel = new Recorder();
-    client.exists("/sentinel", sentinel);
-    writer.delete("/all/c", -1);
-    writer.create("/sentinel", NONE, CreateMode.PERSISTENT);
-    sentinel.expect(EventType.NODE_CREATED, "/sentinel");
-    assertTrue(data.events.isEmpty() && exists.events.isEmpty() && children.events.isEmpty(),
-        "no event after removal: " + data.events + exists.events + children.events);
+    assertUnheard(() -> writer.delete("/all/c", -1), data, exists, children);
   }
 
   @Test
@@ -223,12 +226,7 @@ class WatchTest {
 
     client.removeWatches("/rr", watcher, WatcherType.PERSISTENT_RECURSIVE);
     watcher.expect(EventType.PERSISTENT_WATCH_REMOVED, "/rr");
-    Recorder sentinel = new Recorder();
-    client.exists("/sentinel", sentinel);
-    writer.create("/rr/a", NONE, CreateMode.PERSISTENT);
-    writer.create("/sentinel", NONE, CreateMode.PERSISTENT);
-    sentinel.expect(EventType.NODE_CREATED, "/sentinel");
-    assertTrue(watcher.events.isEmpty(), "no event after removal: " + watcher.events);
+    assertUnheard(() -> writer.create("/rr/a", NONE, CreateMode.PERSISTENT), watcher);
   }
 
   @Test
@@ -317,13 +315,10 @@ class WatchTest {
     client.removeWatches("/rw/missing", watcher, WatcherType.DATA);
     watcher.expect(EventType.DATA_WATCH_REMOVED, "/rw/missing");
 
-    writer.setData("/rw", "x".getBytes(), -1);
-    writer.create("/rw/missing", NONE, CreateMode.PERSISTENT);
-    Recorder sentinel = new Recorder();
-    client.exists("/sentinel", sentinel);
-    writer.create("/sentinel", NONE, CreateMode.PERSISTENT);
-    sentinel.expect(EventType.NODE_CREATED, "/sentinel");
-    assertTrue(watcher.events.isEmpty(), "no event after removal: " + watcher.events);
+    assertUnheard(() -> {
+      writer.setData("/rw", "x".getBytes(), -1);
+      writer.create("/rw/missing", NONE, CreateMode.PERSISTENT);
+    }, watcher);
   }
 
   @Test
