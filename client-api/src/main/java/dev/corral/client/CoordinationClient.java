@@ -1,5 +1,6 @@
 package dev.corral.client;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executor;
@@ -130,6 +131,12 @@ public interface CoordinationClient extends AutoCloseable {
 
   /** The current session's id (0 before the first connection). It changes after LOST. */
   long sessionId();
+
+  /**
+   * The current session's timeout as the server negotiated it (ZooKeeper's getSessionTimeout), which may
+   * differ from the one asked for; the one asked for while no session is open.
+   */
+  Duration sessionTimeout();
 
   /** The current connection state. */
   ConnectionState state();

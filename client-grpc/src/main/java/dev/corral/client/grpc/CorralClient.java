@@ -225,6 +225,11 @@ public final class CorralClient implements CoordinationClient {
     return session.sessionId();
   }
 
+  @Override
+  public Duration sessionTimeout() {
+    return session.sessionTimeout();
+  }
+
   /** The connection state; SUSPENDED until the first connection. */
   @Override
   public ConnectionState state() {

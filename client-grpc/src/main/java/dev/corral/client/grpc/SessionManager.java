@@ -122,6 +122,13 @@ final class SessionManager implements SessionStream.Listener {
     }
   }
 
+  /** The session timeout the server negotiated; the one asked for while no session is open. */
+  Duration sessionTimeout() {
+    synchronized (lock) {
+      return Duration.ofMillis(timeoutMs);
+    }
+  }
+
   ConnectionState state() {
     synchronized (lock) {
       return state;

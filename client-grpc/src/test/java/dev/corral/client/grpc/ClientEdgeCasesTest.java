@@ -68,6 +68,24 @@ class ClientEdgeCasesTest {
   }
 
   @Test
+  void sessionTimeoutIsTheOneTheServerNegotiated() throws Exception {
+    Duration tick = server.getTick();
+    assertEquals(tick.multipliedBy(2), withTimeout(Duration.ofMillis(1)).sessionTimeout(),
+        "raised to the server's minimum");
+    assertEquals(tick.multipliedBy(20), withTimeout(Duration.ofDays(1)).sessionTimeout(),
+        "cut to the server's maximum");
+    assertEquals(Duration.ofSeconds(10), client.sessionTimeout());
+  }
+
+  private CorralClient withTimeout(Duration sessionTimeout) throws InterruptedException {
+    CorralClient c = CorralClient.builder().connectString(server.getConnectString()).sessionTimeout(sessionTimeout)
+        .build();
+    others.add(c);
+    assertTrue(c.blockUntilConnected(WAIT_SECONDS, TimeUnit.SECONDS));
+    return c;
+  }
+
+  @Test
   void aListenerAddedAfterConnectingHearsNothingOfThePastButStateIsConnected() throws Exception {
     StateRecorder recorder = new StateRecorder();
     client.addConnectionStateListener(recorder);
