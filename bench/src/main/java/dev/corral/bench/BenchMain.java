@@ -284,7 +284,7 @@ public final class BenchMain {
         failures += interleaved.run("W3", Workloads::w3WarmUp, Workloads::w3Round, Workloads::w3Report);
       }
       if (o.only().contains("W5")) {
-        failures += interleaved.run("W5", w -> { }, Workloads::w5Round, Workloads::w5Report);
+        failures += interleaved.run("W5", Workloads::w5WarmUp, Workloads::w5Round, Workloads::w5Report);
       }
       if (o.only().contains("W4")) {
         for (Workloads w : running) {
@@ -416,7 +416,8 @@ public final class BenchMain {
         .append("warm-up of at least w2WarmMs that goes on in windows of min(2.5 s, w2WarmMs) until the cycles/s settle by W6's rule ")
         .append("below (at most w2WarmCapMs), its length reported. W3: 16 sessions, ")
         .append("one thread each, a read-modify-write of a shared counter under the lock; violations = overlapping ")
-        .append("holders + lost updates. W5: a second session re-arms a data watch, then the first sets the data. ")
+        .append("holders + lost updates. W5: a second session re-arms a data watch, then the first sets the data; ")
+        .append("before the rounds, changes go on as W2's warm-up does, until the changes/s settle, its length reported. ")
         .append("MEM: a fresh server; 100 bytes per node in 100 parents; RSS read from /proc/PID/status after a 2 s ")
         .append("pause and, for the JVM servers, a full GC (`jcmd PID GC.run`); the raw RSS before that GC is ")
         .append("given too. W6: 8 sessions with every member in their connect string, each setting 1 KiB on a ")

@@ -51,6 +51,8 @@ public final class Workloads {
   static final String W2_WARM_UP_SECONDS = "s until cycles/s settled";
   static final String W3 = "W3 contended lock, 16 sessions";
   static final String W5 = "W5 watch latency (setData -> callback)";
+  static final String W5_WARM_UP = "W5 warm-up";
+  static final String W5_WARM_UP_SECONDS = "s until changes/s settled";
 
   private final BenchSystem system;
   private final ServerHandle server;
@@ -434,53 +436,98 @@ public final class Workloads {
 
   // ---------------------------------------------------------------- W5
 
+  /**
+   * W5's warm-up, by W2's rule: changes seen by the watcher for at least w2WarmMs, then on in windows until
+   * the changes/s are on a {@link Plateau}, at most w2WarmCapMs; the time it took goes into the table. The
+   * servers' watch paths run in no other workload, so a fixed few hundred changes measured them still compiling.
+   */
+  public void w5WarmUp() throws Exception {
+    try (WatchedChanges changes = new WatchedChanges()) {
+      AtomicLong total = new AtomicLong();
+      Plateau.Settling warm = Plateau.runUntilSettled(Math.min(2500, p.w2WarmMs()), p.w2WarmMs(), p.w2WarmCapMs(),
+          "changes/s", windowMs -> {
+            long windowStart = System.nanoTime();
+            int n = 0;
+            while (System.nanoTime() - windowStart < windowMs * 1_000_000L) {
+              changes.next(n++);
+            }
+            total.addAndGet(n);
+            return n / ((System.nanoTime() - windowStart) / 1e9);
+          });
+      say("W5 watch latency, %d warm-up changes in %s", total.get(), warm);
+      table.put(W5_WARM_UP, W5_WARM_UP_SECONDS, Better.LOWER, sys, warm.elapsedMs() / 1e3);
+      if (!warm.settled()) {
+        table.note(sys + ": W5 changes/s had not settled when the warm-up cap of " + p.w2WarmCapMs() + " ms ended it");
+      }
+    }
+  }
+
   /** One round of W5: setData by one session -> watcher callback in another. */
   public void w5Round(int round) throws Exception {
     int warm = perRound(p.w5Warm());
     int changes = perRound(p.w5Changes());
     say("W5 round %d/%d: %d warm-up + %d changes", round, p.rounds(), warm, changes);
-    List<Client> clients = connect(2, SESSION);
-    DataWatch watch = null;
-    try {
-      Client writer = clients.get(0);
-      Client watcher = clients.get(1);
-      String path = "/bench/w5/node";
-      writer.ensurePath("/bench/w5");
-      writer.ensurePath(path);
-      AtomicLong fired = new AtomicLong();
-      Semaphore signal = new Semaphore(0);
-      watch = watcher.watchData(path, now -> {
-        fired.set(now);
-        signal.release();
-      });
+    try (WatchedChanges watched = new WatchedChanges()) {
       Samples samples = new Samples();
-      int timeouts = 0;
       long deadline = System.nanoTime() + 2 * p.phaseCapMs() * 1_000_000L;
-      byte[] data = bytes(100, 6);
       for (int i = 0; i < warm + changes && System.nanoTime() < deadline; i++) {
-        signal.drainPermits();
-        watch.arm();
-        data[0] = (byte) i;
-        long t0 = System.nanoTime();
-        writer.set(path, data);
-        if (!signal.tryAcquire(5, TimeUnit.SECONDS)) {
-          timeouts++;
-          if (timeouts > 3) {
-            throw new IllegalStateException("W5: more than 3 changes were never reported");
-          }
-          continue;
-        }
-        if (i >= warm) {
-          samples.add(fired.get() - t0);
+        long latency = watched.next(i);
+        if (i >= warm && latency >= 0) {
+          samples.add(latency);
         }
       }
       tally("w5-watch").add(samples, 0);
-      w5Timeouts += timeouts;
+      w5Timeouts += watched.timeouts;
       say("  %d changes p50 %.3f ms p99 %.3f ms", samples.size(), samples.p50Ms(), samples.p99Ms());
-    } finally {
-      if (watch != null) {
-        watch.close();
+    }
+  }
+
+  /** Two sessions of W5: the writer sets the data of a node the watcher watches. */
+  private final class WatchedChanges implements AutoCloseable {
+    private static final String PATH = "/bench/w5/node";
+    private final List<Client> clients;
+    private final Client writer;
+    private final DataWatch watch;
+    private final AtomicLong fired = new AtomicLong();
+    private final Semaphore signal = new Semaphore(0);
+    private final byte[] data = bytes(100, 6);
+    private int timeouts;
+
+    WatchedChanges() throws Exception {
+      clients = connect(2, SESSION);
+      try {
+        writer = clients.get(0);
+        writer.ensurePath("/bench/w5");
+        writer.ensurePath(PATH);
+        watch = clients.get(1).watchData(PATH, now -> {
+          fired.set(now);
+          signal.release();
+        });
+      } catch (Exception e) {
+        closeAll(clients);
+        throw e;
       }
+    }
+
+    /** Arms the watch, sets the data, and returns the latency to the callback in ns; -1 if none came in 5 s. */
+    long next(int i) throws Exception {
+      signal.drainPermits();
+      watch.arm();
+      data[0] = (byte) i;
+      long t0 = System.nanoTime();
+      writer.set(PATH, data);
+      if (!signal.tryAcquire(5, TimeUnit.SECONDS)) {
+        if (++timeouts > 3) {
+          throw new IllegalStateException("W5: more than 3 changes were never reported");
+        }
+        return -1;
+      }
+      return fired.get() - t0;
+    }
+
+    @Override
+    public void close() {
+      watch.close();
       closeAll(clients);
     }
   }
