@@ -38,6 +38,8 @@ class HarnessSmokeTest {
     // how long it lasts is PlateauTest's (on a clock of its own); here: the warm-up ran and is reported
     assertFalse(Double.isNaN(outcome.table().find(Workloads.W2_WARM_UP, Workloads.W2_WARM_UP_SECONDS).value("corral")),
         log);
+    assertFalse(Double.isNaN(outcome.table().find(Workloads.W5_WARM_UP, Workloads.W5_WARM_UP_SECONDS).value("corral")),
+        log);
     assertTrue(Files.exists(outcome.markdown().resolveSibling(outcome.markdown().getFileName().toString()
         .replace(".md", "")).resolve("raw").resolve("summary.csv")));
   }
