@@ -277,9 +277,7 @@ public final class ServerCore implements ReplicatedState {
    * The caller holds the read lock.
    */
   public Response read(long sessionId, Request request) {
-    Response response = request.getOpCase() == Request.OpCase.GET_EPHEMERALS
-        ? tree.ephemerals(sessionId, request.getGetEphemerals().getPrefixPath())
-        : tree.read(request);
+    Response response = tree.read(sessionId, request);
     if (response.hasError()) {
       return response;
     }
@@ -387,7 +385,7 @@ public final class ServerCore implements ReplicatedState {
     }
     for (String path : request.getPersistentRecursiveWatchesList()) {
       watches.add(sessionId, WatchKind.PERSISTENT_RECURSIVE, path);
-      changedUnder(path, since, missed);
+      changedUnder(sessionId, path, since, missed);
     }
     request.getFirstWatchesList().forEach(path -> watchTurn(sessionId, path).ifPresent(missed::add));
     return missed;
@@ -401,7 +399,7 @@ public final class ServerCore implements ReplicatedState {
     }
   }
 
-  private void changedUnder(String path, long since, List<WatchEvent> missed) {
+  private void changedUnder(long sessionId, String path, long since, List<WatchEvent> missed) {
     Optional<Stat> stat = tree.stat(path);
     if (stat.isEmpty()) {
       return;
@@ -410,10 +408,10 @@ public final class ServerCore implements ReplicatedState {
     if (stat.get().getPzxid() <= since && stat.get().getCzxid() <= since && stat.get().getNumChildren() == 0) {
       return;
     }
-    Response children = tree.read(Request.newBuilder()
+    Response children = tree.read(sessionId, Request.newBuilder()
         .setGetChildren(dev.corral.proto.v1.GetChildrenRequest.newBuilder().setPath(path)).build());
     for (String child : children.getGetChildren().getChildrenList()) {
-      changedUnder(path.equals("/") ? "/" + child : path + "/" + child, since, missed);
+      changedUnder(sessionId, path.equals("/") ? "/" + child : path + "/" + child, since, missed);
     }
   }
 

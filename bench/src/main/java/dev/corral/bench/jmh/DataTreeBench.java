@@ -88,6 +88,6 @@ public class DataTreeBench {
   @Benchmark
   public Response readGetData() {
     i = (i + 1) % NODES;
-    return tree.read(reads[i]);
+    return tree.read(session, reads[i]);
   }
 }

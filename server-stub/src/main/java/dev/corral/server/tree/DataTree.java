@@ -5,7 +5,6 @@ import dev.corral.proto.v1.ErrorCode;
 import dev.corral.proto.internal.ExpireNode;
 import dev.corral.proto.internal.Txn;
 import dev.corral.proto.v1.MultiRequest;
-import dev.corral.proto.v1.OpResult;
 import dev.corral.proto.v1.Request;
 import dev.corral.proto.v1.Response;
 import dev.corral.proto.v1.Stat;
@@ -63,33 +62,23 @@ public final class DataTree {
   }
 
   /**
-   * Answers exists / get_data / get_children / get_all_children_number, and a multi of the first three only, at
+   * Answers, for the session {@code sessionId}, exists / get_data / get_children (alone, or a multi of them
+   * only), get_ephemerals (that session's ephemeral nodes) and get_all_children_number at
    * {@link #lastZxid()} (watch flags are ignored here).
    *
    * @throws IllegalArgumentException for any other operation
    */
-  public Response read(Request request) {
-    if (request.getOpCase() == Request.OpCase.MULTI) {
-      return MultiApplier.read(state, request.getMulti(), lastZxid); // refuses a multi that writes
-    }
-    if (request.getOpCase() == Request.OpCase.GET_ALL_CHILDREN_NUMBER) {
-      return Reader.allChildrenNumber(state, request.getGetAllChildrenNumber().getPath(), lastZxid);
-    }
-    OpResult result = switch (request.getOpCase()) {
-      case EXISTS -> Reader.exists(state, request.getExists().getPath());
-      case GET_DATA -> Reader.getData(state, request.getGetData().getPath());
-      case GET_CHILDREN -> Reader.getChildren(state, request.getGetChildren().getPath());
+  public Response read(long sessionId, Request request) {
+    return switch (request.getOpCase()) {
+      case MULTI -> MultiApplier.read(state, request.getMulti(), lastZxid); // refuses a multi that writes
+      case EXISTS -> Responses.single(lastZxid, Reader.exists(state, request.getExists().getPath()));
+      case GET_DATA -> Responses.single(lastZxid, Reader.getData(state, request.getGetData().getPath()));
+      case GET_CHILDREN -> Responses.single(lastZxid, Reader.getChildren(state, request.getGetChildren().getPath()));
+      case GET_EPHEMERALS -> Reader.ephemerals(state, sessionId, request.getGetEphemerals().getPrefixPath(), lastZxid);
+      case GET_ALL_CHILDREN_NUMBER ->
+          Reader.allChildrenNumber(state, request.getGetAllChildrenNumber().getPath(), lastZxid);
       default -> throw new IllegalArgumentException("not a read: " + request.getOpCase());
     };
-    return Responses.single(lastZxid, result);
-  }
-
-  /**
-   * Answers get_ephemerals for {@code sessionId} at {@link #lastZxid()}: its ephemeral nodes whose path starts
-   * with {@code prefix} (all of them for "" or "/").
-   */
-  public Response ephemerals(long sessionId, String prefix) {
-    return Reader.ephemerals(state, sessionId, prefix, lastZxid);
   }
 
   /**

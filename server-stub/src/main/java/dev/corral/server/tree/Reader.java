@@ -57,12 +57,11 @@ final class Reader {
     return OpResult.newBuilder().setGetChildren(result).build();
   }
 
-  /** The session's ephemeral nodes whose path starts with {@code prefix} (all of them for "" or "/"), sorted. */
+  /** The session's ephemeral nodes whose path starts with {@code prefix} ("" and "/" match them all), sorted. */
   static Response ephemerals(TreeState state, long sessionId, String prefix, long zxid) {
-    boolean all = prefix.isEmpty() || prefix.equals("/");
     List<String> paths = new ArrayList<>();
     for (String path : state.ephemeralPaths(sessionId)) {
-      if (all || path.startsWith(prefix)) {
+      if (path.startsWith(prefix)) {
         paths.add(path);
       }
     }

@@ -84,8 +84,9 @@ final class Harness {
     return result.response().getError();
   }
 
+  /** Reads as no session (a session id no session has: get_ephemerals finds none). */
   Response read(Request request) {
-    return tree.read(request);
+    return tree.read(0, request);
   }
 
   Stat stat(String path) {

@@ -65,7 +65,7 @@ class SnapshotTest {
       assertEquals(h.stat(path), loaded.stat(path).orElseThrow(), path);
     }
     assertEquals(List.copyOf(h.tree.sessions()), List.copyOf(loaded.sessions()));
-    assertEquals(h.read(Requests.getChildren("/")), loaded.read(Requests.getChildren("/")));
+    assertEquals(h.read(Requests.getChildren("/")), loaded.read(0, Requests.getChildren("/")));
     assertEquals(h.tree.expiredTtlNodes(Long.MAX_VALUE), loaded.expiredTtlNodes(Long.MAX_VALUE));
   }
 
