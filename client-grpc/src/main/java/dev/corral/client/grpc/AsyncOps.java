@@ -212,8 +212,9 @@ final class AsyncOps implements AsyncCoordinationClient {
     }
     Request request = Request.newBuilder()
         .setGetEphemerals(GetEphemeralsRequest.newBuilder().setPrefixPath(namespace.toServer(prefixPath))).build();
+    // a namespaced session's ephemeral nodes all lie in its namespace; the server sorted them
     return read(request, NO_HOOK).thenApply(r -> r.getGetEphemerals().getPathsList().stream()
-        .filter(namespace::contains).map(namespace::toClient).toList()); // the server sorted them
+        .map(namespace::toClient).toList());
   }
 
   @Override
@@ -307,12 +308,7 @@ final class AsyncOps implements AsyncCoordinationClient {
     for (dev.corral.proto.v1.WatcherType serverType : serverTypes) {
       Request request = Request.newBuilder().setRemoveWatches(RemoveWatchesRequest.newBuilder()
           .setPath(serverPath).setType(serverType)).build();
-      removals.add(read(request, NO_HOOK).exceptionally(failure -> {
-        if (RetryDecision.codeOf(failure) == Code.NO_WATCHER) {
-          return null;
-        }
-        throw new CompletionException(unwrap(failure));
-      }));
+      removals.add(ignoringNoWatcher(read(request, NO_HOOK))); // the server's watch had fired meanwhile
     }
     return CompletableFuture.allOf(removals.toArray(CompletableFuture[]::new));
   }
@@ -329,13 +325,19 @@ final class AsyncOps implements AsyncCoordinationClient {
     if (holders.isEmpty()) {
       return CompletableFuture.failedFuture(new NoWatcherException("no " + type + " watch on " + path, path));
     }
-    return CompletableFuture.allOf(holders.stream().map(watcher -> removeWatches(path, watcher, type)
-        .exceptionally(failure -> {
-          if (RetryDecision.codeOf(failure) == Code.NO_WATCHER) {
-            return null; // its watch fired meanwhile
-          }
-          throw new CompletionException(unwrap(failure));
-        })).toArray(CompletableFuture[]::new));
+    return CompletableFuture.allOf(holders.stream()
+        .map(watcher -> ignoringNoWatcher(removeWatches(path, watcher, type))) // its watch fired meanwhile
+        .toArray(CompletableFuture[]::new));
+  }
+
+  /** {@code call}, with a NoWatcher failure turned into success (null); other failures stay. */
+  private static <T> CompletableFuture<T> ignoringNoWatcher(CompletableFuture<T> call) {
+    return call.exceptionally(failure -> {
+      if (RetryDecision.codeOf(failure) == Code.NO_WATCHER) {
+        return null;
+      }
+      throw new CompletionException(unwrap(failure));
+    });
   }
 
   // ---------------------------------------------------------------- sending

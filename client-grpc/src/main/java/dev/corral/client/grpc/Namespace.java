@@ -48,11 +48,6 @@ final class Namespace {
     return path.equals("/") ? prefix : prefix + path;
   }
 
-  /** Whether the server path lies in the namespace (its own node or below it). */
-  boolean contains(String serverPath) {
-    return prefix.isEmpty() || serverPath.equals(prefix) || serverPath.startsWith(prefix + "/");
-  }
-
   /** The client path of a server path (unchanged if it lies outside the namespace). */
   String toClient(String path) {
     if (prefix.isEmpty() || path.isEmpty()) {

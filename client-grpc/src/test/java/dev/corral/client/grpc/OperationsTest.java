@@ -280,7 +280,7 @@ class OperationsTest {
   }
 
   @Test
-  void getEphemeralsInANamespaceSeesOnlyItsOwnPaths() throws Exception {
+  void getEphemeralsInANamespaceAnswersPathsInTheNamespace() throws Exception {
     CorralClient app = another("app");
     app.create("/x", NONE, CreateMode.EPHEMERAL);
     CorralClient outside = another(null);
