@@ -264,24 +264,41 @@ public final class Workloads {
     try (Client client = system.connect(server.connectString(), SESSION)) {
       client.ensurePath("/bench/w2");
       Mutex mutex = client.mutex("/bench/w2/lock");
-      AtomicLong cycles = new AtomicLong();
-      Plateau.Settling warm = Plateau.runUntilSettled(Math.min(2500, p.w2WarmMs()), p.w2WarmMs(), p.w2WarmCapMs(),
-          "cycles/s", windowMs -> {
-            long windowStart = System.nanoTime();
-            int n = 0;
-            while (System.nanoTime() - windowStart < windowMs * 1_000_000L) {
-              mutex.acquire();
-              mutex.release();
-              n++;
-            }
-            cycles.addAndGet(n);
-            return n / ((System.nanoTime() - windowStart) / 1e9);
-          });
-      say("W2 uncontended lock, %d warm-up cycles in %s", cycles.get(), warm);
-      table.put(W2_WARM_UP, W2_WARM_UP_SECONDS, Better.LOWER, sys, warm.elapsedMs() / 1e3);
-      if (!warm.settled()) {
-        table.note(sys + ": W2 cycles/s had not settled when the warm-up cap of " + p.w2WarmCapMs() + " ms ended it");
-      }
+      warmUntilSettled("W2 uncontended lock", "cycles", W2_WARM_UP, W2_WARM_UP_SECONDS, i -> {
+        mutex.acquire();
+        mutex.release();
+      });
+    }
+  }
+
+  /** One step of a warm-up: its {@code i}-th cycle or change. */
+  @FunctionalInterface
+  private interface WarmUpStep {
+    void run(int i) throws Exception;
+  }
+
+  /**
+   * Runs {@code step} for at least w2WarmMs, then on in windows of min(2.5 s, w2WarmMs) until its rate is on a
+   * {@link Plateau}, at most w2WarmCapMs: W2's and W5's warm-up. Its length goes into the table's {@code row}.
+   */
+  private void warmUntilSettled(String workload, String unit, String row, String rowUnit, WarmUpStep step)
+      throws Exception {
+    AtomicLong steps = new AtomicLong();
+    Plateau.Settling warm = Plateau.runUntilSettled(Math.min(2500, p.w2WarmMs()), p.w2WarmMs(), p.w2WarmCapMs(),
+        unit + "/s", windowMs -> {
+          long windowStart = System.nanoTime();
+          int n = 0;
+          while (System.nanoTime() - windowStart < windowMs * 1_000_000L) {
+            step.run(n++);
+          }
+          steps.addAndGet(n);
+          return n / ((System.nanoTime() - windowStart) / 1e9);
+        });
+    say("%s, %d warm-up %s in %s", workload, steps.get(), unit, warm);
+    table.put(row, rowUnit, Better.LOWER, sys, warm.elapsedMs() / 1e3);
+    if (!warm.settled()) {
+      table.note(sys + ": " + workload + " " + unit + "/s had not settled when the warm-up cap of " + p.w2WarmCapMs()
+          + " ms ended it");
     }
   }
 
@@ -443,22 +460,7 @@ public final class Workloads {
    */
   public void w5WarmUp() throws Exception {
     try (WatchedChanges changes = new WatchedChanges()) {
-      AtomicLong total = new AtomicLong();
-      Plateau.Settling warm = Plateau.runUntilSettled(Math.min(2500, p.w2WarmMs()), p.w2WarmMs(), p.w2WarmCapMs(),
-          "changes/s", windowMs -> {
-            long windowStart = System.nanoTime();
-            int n = 0;
-            while (System.nanoTime() - windowStart < windowMs * 1_000_000L) {
-              changes.next(n++);
-            }
-            total.addAndGet(n);
-            return n / ((System.nanoTime() - windowStart) / 1e9);
-          });
-      say("W5 watch latency, %d warm-up changes in %s", total.get(), warm);
-      table.put(W5_WARM_UP, W5_WARM_UP_SECONDS, Better.LOWER, sys, warm.elapsedMs() / 1e3);
-      if (!warm.settled()) {
-        table.note(sys + ": W5 changes/s had not settled when the warm-up cap of " + p.w2WarmCapMs() + " ms ended it");
-      }
+      warmUntilSettled("W5 watch latency", "changes", W5_WARM_UP, W5_WARM_UP_SECONDS, changes::next);
     }
   }
 
