@@ -61,7 +61,11 @@ class ClientEdgeCasesTest {
   }
 
   private CorralClient connect(CorralClient.Builder builder) throws InterruptedException {
-    CorralClient c = builder.connectString(server.getConnectString()).sessionTimeout(Duration.ofSeconds(10)).build();
+    return connect(builder, Duration.ofSeconds(10));
+  }
+
+  private CorralClient connect(CorralClient.Builder builder, Duration sessionTimeout) throws InterruptedException {
+    CorralClient c = builder.connectString(server.getConnectString()).sessionTimeout(sessionTimeout).build();
     others.add(c);
     assertTrue(c.blockUntilConnected(WAIT_SECONDS, TimeUnit.SECONDS));
     return c;
@@ -70,19 +74,11 @@ class ClientEdgeCasesTest {
   @Test
   void sessionTimeoutIsTheOneTheServerNegotiated() throws Exception {
     Duration tick = server.getTick();
-    assertEquals(tick.multipliedBy(2), withTimeout(Duration.ofMillis(1)).sessionTimeout(),
+    assertEquals(tick.multipliedBy(2), connect(CorralClient.builder(), Duration.ofMillis(1)).sessionTimeout(),
         "raised to the server's minimum");
-    assertEquals(tick.multipliedBy(20), withTimeout(Duration.ofDays(1)).sessionTimeout(),
+    assertEquals(tick.multipliedBy(20), connect(CorralClient.builder(), Duration.ofDays(1)).sessionTimeout(),
         "cut to the server's maximum");
     assertEquals(Duration.ofSeconds(10), client.sessionTimeout());
-  }
-
-  private CorralClient withTimeout(Duration sessionTimeout) throws InterruptedException {
-    CorralClient c = CorralClient.builder().connectString(server.getConnectString()).sessionTimeout(sessionTimeout)
-        .build();
-    others.add(c);
-    assertTrue(c.blockUntilConnected(WAIT_SECONDS, TimeUnit.SECONDS));
-    return c;
   }
 
   @Test
