@@ -133,6 +133,12 @@ public interface CoordinationClient extends AutoCloseable {
   long sessionId();
 
   /**
+   * The current session's password (empty before the first connection), a copy: with {@link #sessionId()},
+   * what another client needs to re-attach the session (ZooKeeper's getSessionPasswd).
+   */
+  byte[] sessionPassword();
+
+  /**
    * The current session's timeout as the server negotiated it (ZooKeeper's getSessionTimeout), which may
    * differ from the one asked for; the one asked for while no session is open.
    */

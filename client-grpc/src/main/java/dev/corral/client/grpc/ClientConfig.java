@@ -15,6 +15,7 @@ import java.util.concurrent.Executor;
  * @param namespace the path prefix
  * @param executor where watchers and listeners run (serialised); null for the client's own thread
  * @param interceptor a hook on the channel; null for none
+ * @param session an existing session to re-attach first; null to open a new one
  */
 record ClientConfig(
     List<ServerList.Address> servers,
@@ -23,4 +24,14 @@ record ClientConfig(
     RetryPolicy retryPolicy,
     Namespace namespace,
     Executor executor,
-    ClientInterceptor interceptor) {}
+    ClientInterceptor interceptor,
+    SessionToJoin session) {
+
+  /** A session another client opened, to re-attach: its id and password (a copy of the caller's). */
+  record SessionToJoin(long id, byte[] password) {
+    @Override
+    public String toString() {
+      return "session 0x" + Long.toHexString(id); // not the password
+    }
+  }
+}

@@ -226,6 +226,11 @@ public final class CorralClient implements CoordinationClient {
   }
 
   @Override
+  public byte[] sessionPassword() {
+    return session.sessionPassword();
+  }
+
+  @Override
   public Duration sessionTimeout() {
     return session.sessionTimeout();
   }
@@ -326,6 +331,7 @@ public final class CorralClient implements CoordinationClient {
     private String namespace;
     private Executor executor;
     private ClientInterceptor interceptor;
+    private ClientConfig.SessionToJoin session;
 
     private Builder() {}
 
@@ -388,6 +394,29 @@ public final class CorralClient implements CoordinationClient {
     }
 
     /**
+     * Re-attaches a session another client opened (ZooKeeper's constructor
+     * with a session id and password) instead of opening a new one, e.g. to
+     * resume the session of a process that died, within its timeout: the
+     * client then owns the session and its ephemeral nodes. A client that
+     * still has the session is told its stream ended and re-attaches, taking
+     * the session back, as a ZooKeeper client reconnecting does. Where the
+     * session has expired or the password is wrong, the client goes LOST and
+     * opens a new session, as after any expiry.
+     *
+     * @param sessionId the session's id ({@link CoordinationClient#sessionId()} of its client); not 0
+     * @param password its password ({@link CoordinationClient#sessionPassword()} of its client)
+     */
+    public Builder session(long sessionId, byte[] password) {
+      once(this.session, "session");
+      Objects.requireNonNull(password, "password");
+      if (sessionId == 0) {
+        throw new IllegalArgumentException("sessionId 0 is no session: leave session() out to open a new one");
+      }
+      this.session = new ClientConfig.SessionToJoin(sessionId, password.clone());
+      return this;
+    }
+
+    /**
      * A started client, connecting in the background.
      *
      * @throws IllegalStateException if no connect string was given
@@ -403,7 +432,8 @@ public final class CorralClient implements CoordinationClient {
           retryPolicy == null ? RetryPolicy.defaultPolicy() : retryPolicy,
           namespace == null ? Namespace.NONE : Namespace.of(namespace),
           executor,
-          interceptor));
+          interceptor,
+          session));
     }
 
     private static void once(Object current, String setting) {

@@ -79,6 +79,10 @@ final class SessionManager implements SessionStream.Listener {
     this.scheduler = scheduler;
     this.nanoClock = nanoClock;
     this.timeoutMs = (int) Math.min(Integer.MAX_VALUE, config.sessionTimeout().toMillis());
+    if (config.session() != null) {
+      this.sessionId = config.session().id();
+      this.password = ByteString.copyFrom(config.session().password());
+    }
   }
 
   void start() {
@@ -119,6 +123,13 @@ final class SessionManager implements SessionStream.Listener {
   long sessionId() {
     synchronized (lock) {
       return sessionId;
+    }
+  }
+
+  /** A copy of the session's password (empty while no session is open). */
+  byte[] sessionPassword() {
+    synchronized (lock) {
+      return password.toByteArray();
     }
   }
 

@@ -27,6 +27,16 @@ class BuilderTest {
         () -> RetryPolicy.exponentialBackoff(0, Duration.ofMillis(1), Duration.ofMillis(1)));
     assertThrows(IllegalArgumentException.class,
         () -> RetryPolicy.exponentialBackoff(3, Duration.ofSeconds(2), Duration.ofSeconds(1)));
+    assertThrows(IllegalArgumentException.class, () -> CorralClient.builder().session(0, new byte[16]));
+    assertThrows(NullPointerException.class, () -> CorralClient.builder().session(42, null));
+  }
+
+  @Test
+  void aSessionToJoinIsGivenOnceAndNeverPrintsItsPassword() {
+    byte[] password = "secret-password!".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    CorralClient.Builder builder = CorralClient.builder().session(0x2a, password);
+    IllegalStateException e = assertThrows(IllegalStateException.class, () -> builder.session(0x2b, password));
+    assertTrue(e.getMessage().contains("session 0x2a") && !e.getMessage().contains("secret"), e.getMessage());
   }
 
   @Test

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -69,6 +70,73 @@ class ClientEdgeCasesTest {
     others.add(c);
     assertTrue(c.blockUntilConnected(WAIT_SECONDS, TimeUnit.SECONDS));
     return c;
+  }
+
+  @Test
+  void aSessionWhoseClientIsGoneIsResumedByIdAndPasswordWithItsEphemerals() throws Exception {
+    FaultInjector network = new FaultInjector();
+    CorralClient gone = connect(CorralClient.builder().interceptor(network));
+    gone.create("/gone", NONE, CreateMode.EPHEMERAL);
+    long session = gone.sessionId();
+    network.refuseNewStreams(true); // its process died, as far as the server can tell
+    network.cutStream();
+    StateRecorder states = new StateRecorder();
+
+    CorralClient resumed = CorralClient.builder().session(session, gone.sessionPassword())
+        .connectString(server.getConnectString()).build();
+    others.add(resumed);
+    resumed.addConnectionStateListener(states);
+    assertTrue(resumed.blockUntilConnected(WAIT_SECONDS, TimeUnit.SECONDS));
+
+    assertEquals(session, resumed.sessionId());
+    assertEquals(gone.sessionTimeout(), resumed.sessionTimeout(), "the session keeps its negotiated timeout");
+    assertEquals(List.of(ConnectionState.CONNECTED), states.states());
+    resumed.setData("/gone", NONE);
+    resumed.create("/resumed", NONE, CreateMode.EPHEMERAL);
+    assertEquals(session, client.exists("/resumed").orElseThrow().ephemeralOwner());
+
+    resumed.close(); // closes the session: every ephemeral node of it goes, the gone client's too
+    assertFalse(client.exists("/resumed").isPresent());
+    assertFalse(client.exists("/gone").isPresent());
+  }
+
+  @Test
+  void aWrongPasswordLeavesTheSessionAloneAndTheClientOpensOneOfItsOwn() throws Exception {
+    client.create("/mine", NONE, CreateMode.EPHEMERAL);
+    byte[] wrong = client.sessionPassword();
+    wrong[0] ^= 1;
+    StateRecorder states = new StateRecorder();
+
+    CorralClient impostor = CorralClient.builder().session(client.sessionId(), wrong)
+        .connectString(server.getConnectString()).build();
+    others.add(impostor);
+    impostor.addConnectionStateListener(states);
+    states.awaitTail(ConnectionState.LOST, ConnectionState.RECONNECTED);
+
+    assertNotEquals(client.sessionId(), impostor.sessionId());
+    assertEquals(client.sessionId(), client.exists("/mine").orElseThrow().ephemeralOwner());
+    client.setData("/mine", NONE); // still the session's own client
+    assertEquals(ConnectionState.CONNECTED, client.state());
+  }
+
+  @Test
+  void anExpiredSessionCannotBeReattached() throws Exception {
+    CorralClient gone = connect(CorralClient.builder());
+    long session = gone.sessionId();
+    byte[] password = gone.sessionPassword();
+    assertEquals(16, password.length, "a password is handed out with the session");
+    gone.close();
+    StateRecorder states = new StateRecorder();
+
+    CorralClient late = CorralClient.builder().session(session, password)
+        .connectString(server.getConnectString()).build();
+    others.add(late);
+    late.addConnectionStateListener(states);
+    states.awaitTail(ConnectionState.LOST, ConnectionState.RECONNECTED);
+
+    assertNotEquals(session, late.sessionId());
+    late.create("/late", NONE, CreateMode.EPHEMERAL);
+    assertEquals(late.sessionId(), client.exists("/late").orElseThrow().ephemeralOwner());
   }
 
   @Test
