@@ -335,10 +335,15 @@ public final class CorralClient implements CoordinationClient {
 
     private Builder() {}
 
-    /** The servers, as {@code "host:port,host:port"}. Required. */
+    /**
+     * The servers, as {@code "host:port,host:port"}, optionally followed by a
+     * chroot as in ZooKeeper ({@code "host:port,host:port/app"}): every path is
+     * then taken relative to {@code /app}, as with {@link #namespace}, and a
+     * namespace given too lies inside it. Required.
+     */
     public Builder connectString(String connectString) {
       once(this.connectString, "connectString");
-      ServerList.parse(Objects.requireNonNull(connectString, "connectString"));
+      ConnectString.parse(Objects.requireNonNull(connectString, "connectString"));
       this.connectString = connectString;
       return this;
     }
@@ -425,12 +430,16 @@ public final class CorralClient implements CoordinationClient {
       if (connectString == null) {
         throw new IllegalStateException("a connectString is required");
       }
+      ConnectString parsed = ConnectString.parse(connectString);
+      String inChroot = parsed.chroot().isEmpty() ? "" : parsed.chroot().substring(1);
+      String fullNamespace = namespace == null ? inChroot
+          : inChroot.isEmpty() ? namespace : inChroot + "/" + namespace;
       return new CorralClient(new ClientConfig(
-          ServerList.parse(connectString),
+          parsed.servers(),
           sessionTimeout == null ? Duration.ofSeconds(30) : sessionTimeout,
           connectionTimeout == null ? Duration.ofSeconds(15) : connectionTimeout,
           retryPolicy == null ? RetryPolicy.defaultPolicy() : retryPolicy,
-          namespace == null ? Namespace.NONE : Namespace.of(namespace),
+          Namespace.of(fullNamespace),
           executor,
           interceptor,
           session));

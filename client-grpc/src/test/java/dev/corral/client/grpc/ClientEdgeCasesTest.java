@@ -1,5 +1,6 @@
 package dev.corral.client.grpc;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -80,17 +81,15 @@ class ClientEdgeCasesTest {
     long session = gone.sessionId();
     network.refuseNewStreams(true); // its process died, as far as the server can tell
     network.cutStream();
-    StateRecorder states = new StateRecorder();
 
     CorralClient resumed = CorralClient.builder().session(session, gone.sessionPassword())
         .connectString(server.getConnectString()).build();
     others.add(resumed);
-    resumed.addConnectionStateListener(states);
     assertTrue(resumed.blockUntilConnected(WAIT_SECONDS, TimeUnit.SECONDS));
 
     assertEquals(session, resumed.sessionId());
+    assertEquals(ConnectionState.CONNECTED, resumed.state(), "connected at once, not LOST and then reconnected");
     assertEquals(gone.sessionTimeout(), resumed.sessionTimeout(), "the session keeps its negotiated timeout");
-    assertEquals(List.of(ConnectionState.CONNECTED), states.states());
     resumed.setData("/gone", NONE);
     resumed.create("/resumed", NONE, CreateMode.EPHEMERAL);
     assertEquals(session, client.exists("/resumed").orElseThrow().ephemeralOwner());
@@ -105,13 +104,11 @@ class ClientEdgeCasesTest {
     client.create("/mine", NONE, CreateMode.EPHEMERAL);
     byte[] wrong = client.sessionPassword();
     wrong[0] ^= 1;
-    StateRecorder states = new StateRecorder();
 
     CorralClient impostor = CorralClient.builder().session(client.sessionId(), wrong)
         .connectString(server.getConnectString()).build();
     others.add(impostor);
-    impostor.addConnectionStateListener(states);
-    states.awaitTail(ConnectionState.LOST, ConnectionState.RECONNECTED);
+    awaitNewSessionAfterLost(impostor);
 
     assertNotEquals(client.sessionId(), impostor.sessionId());
     assertEquals(client.sessionId(), client.exists("/mine").orElseThrow().ephemeralOwner());
@@ -126,17 +123,20 @@ class ClientEdgeCasesTest {
     byte[] password = gone.sessionPassword();
     assertEquals(16, password.length, "a password is handed out with the session");
     gone.close();
-    StateRecorder states = new StateRecorder();
 
     CorralClient late = CorralClient.builder().session(session, password)
         .connectString(server.getConnectString()).build();
     others.add(late);
-    late.addConnectionStateListener(states);
-    states.awaitTail(ConnectionState.LOST, ConnectionState.RECONNECTED);
+    awaitNewSessionAfterLost(late);
 
     assertNotEquals(session, late.sessionId());
     late.create("/late", NONE, CreateMode.EPHEMERAL);
     assertEquals(late.sessionId(), client.exists("/late").orElseThrow().ephemeralOwner());
+  }
+
+  /** A client that asked to re-attach a session it cannot have: LOST, then connected with a new one. */
+  private static void awaitNewSessionAfterLost(CorralClient c) {
+    await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> c.state() == ConnectionState.RECONNECTED);
   }
 
   @Test
@@ -256,6 +256,41 @@ class ClientEdgeCasesTest {
     spaced.exists("/x", events::add);
     client.delete("/app/sub/x");
     assertEquals("/x", events.poll(WAIT_SECONDS, TimeUnit.SECONDS).path());
+  }
+
+  @Test
+  void aChrootInTheConnectStringRootsEveryPathAsZooKeepersDoes() throws Exception {
+    CorralClient chrooted = CorralClient.builder().connectString(server.getConnectString() + "/tenant/a")
+        .sessionTimeout(Duration.ofSeconds(10)).build();
+    others.add(chrooted);
+    assertTrue(chrooted.blockUntilConnected(WAIT_SECONDS, TimeUnit.SECONDS));
+    assertEquals("/x", chrooted.create("/x", NONE, CreateMode.PERSISTENT).path());
+    assertEquals(List.of("x"), client.getChildren("/tenant/a"));
+    assertEquals(List.of("x"), chrooted.getChildren("/"));
+    BlockingQueue<WatchedEvent> events = new LinkedBlockingQueue<>();
+    chrooted.getData("/x", events::add);
+    client.setData("/tenant/a/x", NONE);
+    assertEquals("/x", events.poll(WAIT_SECONDS, TimeUnit.SECONDS).path());
+
+    CorralClient inside = CorralClient.builder().connectString(server.getConnectString() + "/tenant/a")
+        .namespace("app").sessionTimeout(Duration.ofSeconds(10)).build();
+    others.add(inside);
+    inside.create("/y", NONE, CreateMode.PERSISTENT);
+    assertTrue(client.exists("/tenant/a/app/y").isPresent(), "a namespace lies inside the chroot");
+  }
+
+  @Test
+  void aConnectStringsChrootMustBeAPath() {
+    ConnectString parsed = ConnectString.parse("h1:7181,[::1]:7182/app/sub");
+    assertEquals(2, parsed.servers().size());
+    assertEquals("/app/sub", parsed.chroot());
+    assertEquals("", ConnectString.parse("h1:7181/").chroot(), "a bare slash is no chroot, as in ZooKeeper");
+    assertEquals("", ConnectString.parse("h1:7181").chroot());
+    IllegalArgumentException trailing = assertThrows(IllegalArgumentException.class,
+        () -> CorralClient.builder().connectString("h1:7181/app/"));
+    assertTrue(trailing.getMessage().contains("chroot"), trailing.getMessage());
+    assertThrows(IllegalArgumentException.class, () -> CorralClient.builder().connectString("h1:7181/a//b"));
+    assertThrows(IllegalArgumentException.class, () -> CorralClient.builder().connectString("/app"));
   }
 
   @Test
