@@ -2,17 +2,21 @@ package dev.corral.recipes.lock;
 
 import dev.corral.client.recipe.Deadline;
 import dev.corral.client.CoordinationClient;
+import dev.corral.client.ConnectionState;
 import dev.corral.client.CoordinationException;
 import dev.corral.client.NoNodeException;
 import dev.corral.client.Paths;
 import dev.corral.client.SequentialNames;
 import dev.corral.client.SessionExpiredException;
+import dev.corral.recipes.shared.SharedCountListener;
+import dev.corral.recipes.shared.SharedCountReader;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,10 +47,13 @@ public final class InterProcessSemaphoreV2 {
 
   private final CoordinationClient client;
   private final String path;
-  private final int maxLeases;
+  private final IntSupplier maxLeases;
+  private final String limit; // how toString names it
+  private final boolean fixed; // a number of leases, not a shared count
   private final InterProcessMutex queue;
   private final LockDriver leases;
   private final HoldTracker tracker;
+  private final Nudges nudges;
   private volatile byte[] nodeData = new byte[0];
 
   /**
@@ -55,15 +62,46 @@ public final class InterProcessSemaphoreV2 {
    * @throws IllegalArgumentException if {@code path} is not a valid path, is the root, or {@code maxLeases < 1}
    */
   public InterProcessSemaphoreV2(CoordinationClient client, String path, int maxLeases) {
+    this(client, path, () -> maxLeases, maxLeases + " leases", true, new Nudges());
     if (maxLeases < 1) {
       throw new IllegalArgumentException("maxLeases must be at least 1, not " + maxLeases);
     }
+  }
+
+  /**
+   * A semaphore on {@code path} with as many leases as {@code count} holds
+   * (Curator's constructor with a SharedCountReader): when the count grows,
+   * waiters look again at once; when it shrinks, leases out stay out, and
+   * new ones wait until fewer than the count are out.
+   *
+   * @throws IllegalArgumentException if {@code path} is not a valid path, or is the root
+   */
+  public InterProcessSemaphoreV2(CoordinationClient client, String path, SharedCountReader count) {
+    this(client, path, count::getCount, "leases as " + count, false, new Nudges());
+    count.addListener(new SharedCountListener() {
+      @Override
+      public void countHasChanged(SharedCountReader changed, int newCount) {
+        nudges.nudge();
+      }
+
+      @Override
+      public void stateChanged(CoordinationClient from, ConnectionState state) {
+        // the leases' own state is reported by state() and addListener
+      }
+    });
+  }
+
+  private InterProcessSemaphoreV2(CoordinationClient client, String path, IntSupplier maxLeases, String limit,
+      boolean fixed, Nudges nudges) {
     this.client = LockPaths.check(client);
     this.path = LockPaths.check(path);
     this.maxLeases = maxLeases;
+    this.limit = limit;
+    this.fixed = fixed;
+    this.nudges = nudges;
     this.queue = new InterProcessMutex(client, Paths.join(path, "locks"));
     this.leases = new LockDriver(client, Paths.join(path, "leases"), () -> LEASE_NAME, OrderingRule.atMost(maxLeases),
-        false); // only the holder of the queue may add a lease node: a lost one queues again from the start
+        false, nudges); // only the holder of the queue may add a lease node: a lost one queues again from the start
     this.tracker = new HoldTracker(client, path);
   }
 
@@ -80,7 +118,7 @@ public final class InterProcessSemaphoreV2 {
   /**
    * Blocks until {@code qty} leases are acquired.
    *
-   * @throws IllegalArgumentException if {@code qty} is not in [1, maxLeases]
+   * @throws IllegalArgumentException if {@code qty} is not in [1, maxLeases] (for a shared count: below 1)
    */
   public Collection<Lease> acquire(int qty) throws CoordinationException, InterruptedException {
     return acquire(qty, Deadline.never()).orElseThrow(
@@ -96,7 +134,7 @@ public final class InterProcessSemaphoreV2 {
    * {@code qty} leases if they could all be acquired within {@code time};
    * empty otherwise, with none kept and no node left.
    *
-   * @throws IllegalArgumentException if {@code qty} is not in [1, maxLeases]
+   * @throws IllegalArgumentException if {@code qty} is not in [1, maxLeases] (for a shared count: below 1)
    */
   public Optional<Collection<Lease>> acquire(int qty, long time, TimeUnit unit)
       throws CoordinationException, InterruptedException {
@@ -105,8 +143,8 @@ public final class InterProcessSemaphoreV2 {
 
   private Optional<Collection<Lease>> acquire(int qty, Deadline deadline)
       throws CoordinationException, InterruptedException {
-    if (qty < 1 || qty > maxLeases) {
-      throw new IllegalArgumentException("qty must be in [1, " + maxLeases + "], not " + qty);
+    if (qty < 1 || (fixed && qty > maxLeases.getAsInt())) {
+      throw new IllegalArgumentException("qty must be in [1, " + maxLeases.getAsInt() + "], not " + qty);
     }
     List<Lease> taken = new ArrayList<>(qty);
     try {
@@ -268,7 +306,7 @@ public final class InterProcessSemaphoreV2 {
 
   @Override
   public String toString() {
-    return "InterProcessSemaphoreV2[" + path + ", " + maxLeases + " leases]";
+    return "InterProcessSemaphoreV2[" + path + ", " + limit + "]";
   }
 
   /** A lease: its hold, and whether it was returned. */

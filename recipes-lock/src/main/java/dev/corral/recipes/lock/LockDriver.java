@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
@@ -36,6 +37,7 @@ final class LockDriver {
   private final Supplier<String> prefix;
   private final OrderingRule rule;
   private final boolean requeue;
+  private final Nudges nudges;
 
   /**
    * A granted lock node.
@@ -53,11 +55,18 @@ final class LockDriver {
    * deadline (as Curator's lock does); without it, that loss is thrown.
    */
   LockDriver(CoordinationClient client, String dir, Supplier<String> prefix, OrderingRule rule, boolean requeue) {
+    this(client, dir, prefix, rule, requeue, new Nudges());
+  }
+
+  /** As above; a waiter for any change of the children also wakes when {@code nudges} is nudged. */
+  LockDriver(CoordinationClient client, String dir, Supplier<String> prefix, OrderingRule rule, boolean requeue,
+      Nudges nudges) {
     this.client = client;
     this.dir = dir;
     this.prefix = prefix;
     this.rule = rule;
     this.requeue = requeue;
+    this.nudges = nudges;
   }
 
   String dir() {
@@ -188,23 +197,37 @@ final class LockDriver {
     return kept;
   }
 
-  /** Waits (at most {@code nanos}) for the children of the lock path to differ from {@code seen}; returns them. */
+  /**
+   * Waits (at most {@code nanos}) for the children of the lock path to differ from {@code seen}, or a nudge;
+   * returns them.
+   */
   private List<String> awaitChildrenChange(List<String> seen, long nanos)
       throws CoordinationException, InterruptedException {
     CountDownLatch changed = new CountDownLatch(1);
-    Watcher watcher = event -> changed.countDown();
-    List<String> now;
+    AtomicBoolean fired = new AtomicBoolean();
+    Watcher watcher = event -> {
+      fired.set(true);
+      changed.countDown();
+    };
+    Runnable nudged = changed::countDown;
+    nudges.add(nudged);
     try {
-      now = SequentialNames.sorted(client.getChildren(dir, watcher));
-    } catch (NoNodeException gone) {
-      return List.of();
-    }
-    if (now.equals(seen)) {
-      if (!changed.await(nanos, TimeUnit.NANOSECONDS)) {
-        client.async().removeWatches(dir, watcher, WatcherType.CHILDREN); // not waiting for a broken connection
+      List<String> now;
+      try {
+        now = SequentialNames.sorted(client.getChildren(dir, watcher));
+      } catch (NoNodeException gone) {
+        return List.of();
       }
-      return siblings();
+      if (now.equals(seen)) {
+        changed.await(nanos, TimeUnit.NANOSECONDS);
+        if (!fired.get()) { // timed out, or nudged
+          client.async().removeWatches(dir, watcher, WatcherType.CHILDREN); // not waiting for a broken connection
+        }
+        return siblings();
+      }
+      return now;
+    } finally {
+      nudges.remove(nudged);
     }
-    return now;
   }
 }

@@ -4,6 +4,7 @@ import dev.corral.client.Protection;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
 
 /**
  * Who gets a lock among the nodes of one lock path: a value handed to the
@@ -96,12 +97,13 @@ interface OrderingRule {
   /**
    * Semaphore leases, for a caller that holds the semaphore's internal mutex
    * (so only it adds nodes): granted while at most {@code maxLeases} nodes
-   * exist, ours included; otherwise wait for any of them to go.
+   * exist, ours included (the limit as it is when asked); otherwise wait for
+   * any of them to go.
    */
-  static OrderingRule atMost(int maxLeases) {
+  static OrderingRule atMost(IntSupplier maxLeases) {
     return (sorted, ours) -> {
       indexOf(sorted, ours);
-      return sorted.size() <= maxLeases ? Verdict.grant() : Verdict.waitForAnyChange();
+      return sorted.size() <= maxLeases.getAsInt() ? Verdict.grant() : Verdict.waitForAnyChange();
     };
   }
 

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.client.CoordinationClient;
 import dev.corral.client.Paths;
+import dev.corral.recipes.shared.SharedCount;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -16,6 +17,7 @@ import java.util.Optional;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Never more than maxLeases out; timed acquires leave nothing; any returned lease frees a slot. */
@@ -149,5 +151,65 @@ class InterProcessSemaphoreV2Test extends ServerTest {
       assertEquals(List.of(Paths.name(lease.getNodeName())), semaphore.getParticipantNodes());
     }
     assertEquals(LockState.NOT_HELD, semaphore.state());
+  }
+
+  /** A semaphore sized by a count at {@code countPath}, each on a client and SharedCount of its own (as in Curator). */
+  private InterProcessSemaphoreV2 countedSemaphore(String countPath) throws Exception {
+    SharedCount count = new SharedCount(clients.newClient(), countPath, 1);
+    count.start();
+    counts.add(count);
+    return new InterProcessSemaphoreV2(clients.newClient(), path, count);
+  }
+
+  private final List<SharedCount> counts = new ArrayList<>();
+
+  @AfterEach
+  void closeCounts() {
+    counts.forEach(SharedCount::close);
+  }
+
+  @Test
+  void aSharedCountSizesTheSemaphoreAndAWaiterGetsInOnceItGrows() throws Exception {
+    String countPath = path + "-count";
+    InterProcessSemaphoreV2 holder = countedSemaphore(countPath);
+    InterProcessSemaphoreV2 waiter = countedSemaphore(countPath);
+    Lease held = holder.acquire();
+    assertEquals(Optional.empty(), waiter.acquire(0, TimeUnit.SECONDS), "one lease, out already");
+    Future<Lease> waiting = clients.threads().submit(() -> waiter.acquire());
+    CoordinationClient observer = clients.newClient();
+    await().atMost(PATIENCE).until(() -> Clients.lockNodesUnder(observer, leasesPath()) == 2);
+
+    SharedCount setter = new SharedCount(observer, countPath, 1);
+    setter.start();
+    counts.add(setter);
+    setter.setCount(2);
+
+    Lease second = waiting.get(seconds(PATIENCE), TimeUnit.SECONDS); // the first lease is still out
+    assertEquals(2, waiter.getParticipantNodes().size());
+    second.close();
+    held.close();
+  }
+
+  @Test
+  void leasesOutStayOutWhenTheSharedCountShrinksAndNewOnesWaitBelowIt() throws Exception {
+    String countPath = path + "-count";
+    InterProcessSemaphoreV2 holder = countedSemaphore(countPath);
+    InterProcessSemaphoreV2 other = countedSemaphore(countPath);
+    SharedCount setter = new SharedCount(clients.newClient(), countPath, 1);
+    setter.start();
+    counts.add(setter);
+    setter.setCount(2);
+    await().atMost(PATIENCE).until(() -> counts.stream().allMatch(c -> c.getCount() == 2));
+    Collection<Lease> two = holder.acquire(2);
+
+    setter.setCount(1);
+    await().atMost(PATIENCE).until(() -> counts.stream().allMatch(c -> c.getCount() == 1));
+    assertEquals(2, holder.getParticipantNodes().size(), "both leases stay out");
+    Lease[] leases = two.toArray(Lease[]::new);
+    leases[0].close();
+    assertEquals(Optional.empty(), other.acquire(0, TimeUnit.SECONDS), "one out is the count: no room");
+    leases[1].close();
+    other.acquire(seconds(PATIENCE), TimeUnit.SECONDS).orElseThrow().close();
+    assertEquals(List.of(), other.getParticipantNodes());
   }
 }
