@@ -13,6 +13,7 @@ import dev.corral.recipes.shared.SharedCountReader;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -23,7 +24,8 @@ import org.slf4j.LoggerFactory;
 /**
  * A counting semaphore across processes, as Curator's
  * {@code InterProcessSemaphoreV2}: at most {@code maxLeases} leases are out at
- * once, across every process using the same path.
+ * once, across every process using the same path; {@code maxLeases} is a
+ * number, or what a {@link dev.corral.recipes.shared.SharedCount} holds.
  *
  * <p>Waiters queue fairly on an internal {@link InterProcessMutex}
  * ({@code path/locks}); only its holder may add a lease node under
@@ -62,10 +64,7 @@ public final class InterProcessSemaphoreV2 {
    * @throws IllegalArgumentException if {@code path} is not a valid path, is the root, or {@code maxLeases < 1}
    */
   public InterProcessSemaphoreV2(CoordinationClient client, String path, int maxLeases) {
-    this(client, path, () -> maxLeases, maxLeases + " leases", true, new Nudges());
-    if (maxLeases < 1) {
-      throw new IllegalArgumentException("maxLeases must be at least 1, not " + maxLeases);
-    }
+    this(client, path, atLeastOne(maxLeases), maxLeases + " leases", true, new Nudges());
   }
 
   /**
@@ -77,7 +76,7 @@ public final class InterProcessSemaphoreV2 {
    * @throws IllegalArgumentException if {@code path} is not a valid path, or is the root
    */
   public InterProcessSemaphoreV2(CoordinationClient client, String path, SharedCountReader count) {
-    this(client, path, count::getCount, "leases as " + count, false, new Nudges());
+    this(client, path, Objects.requireNonNull(count, "count")::getCount, "leases as " + count, false, new Nudges());
     count.addListener(new SharedCountListener() {
       @Override
       public void countHasChanged(SharedCountReader changed, int newCount) {
@@ -103,6 +102,13 @@ public final class InterProcessSemaphoreV2 {
     this.leases = new LockDriver(client, Paths.join(path, "leases"), () -> LEASE_NAME, OrderingRule.atMost(maxLeases),
         false, nudges); // only the holder of the queue may add a lease node: a lost one queues again from the start
     this.tracker = new HoldTracker(client, path);
+  }
+
+  private static IntSupplier atLeastOne(int maxLeases) {
+    if (maxLeases < 1) {
+      throw new IllegalArgumentException("maxLeases must be at least 1, not " + maxLeases);
+    }
+    return () -> maxLeases;
   }
 
   /** Data for the nodes of leases acquired from now on (empty by default). */
