@@ -330,9 +330,20 @@ final class SessionManager implements SessionStream.Listener {
         }
       }
       failures++;
-      long delay = reconnectDelayMillis();
+      long delay = wasCurrent && code == ErrorCode.SESSION_MOVED ? movedAwayDelayMillis() : reconnectDelayMillis();
       scheduler.schedule(this::connectNext, delay, TimeUnit.MILLISECONDS);
     }
+  }
+
+  /**
+   * Before taking back a session that another client re-attached (its id and
+   * password given to a second client object): a heartbeat period, as long
+   * as a ZooKeeper client takes to notice the move. Re-attaching at once, two
+   * clients sharing a session took it from each other every few milliseconds,
+   * each time a write to the log.
+   */
+  private long movedAwayDelayMillis() {
+    return Math.max(reconnectDelayMillis(), timeoutMs / 3);
   }
 
   /**

@@ -100,6 +100,27 @@ class ClientEdgeCasesTest {
   }
 
   @Test
+  void aClientWhoseSessionAnotherTookWaitsAHeartbeatBeforeTakingItBack() throws Exception {
+    // 20 s sessions: a heartbeat period of 6.7 s, far longer than what follows takes
+    CorralClient first = connect(CorralClient.builder(), server.getTick().multipliedBy(20));
+    StateRecorder joinedStates = new StateRecorder();
+    CorralClient joined = CorralClient.builder().session(first.sessionId(), first.sessionPassword())
+        .connectString(server.getConnectString()).build();
+    others.add(joined);
+    joined.addConnectionStateListener(joinedStates);
+    assertTrue(joined.blockUntilConnected(WAIT_SECONDS, TimeUnit.SECONDS));
+    await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> first.state() == ConnectionState.SUSPENDED);
+
+    joined.create("/taken", NONE, CreateMode.EPHEMERAL);
+    for (int i = 0; i < 20; i++) {
+      joined.setData("/taken", new byte[] {(byte) i});
+    }
+
+    assertEquals(ConnectionState.SUSPENDED, first.state(), "it has not taken the session back yet");
+    assertFalse(joinedStates.states().contains(ConnectionState.SUSPENDED), joinedStates.states().toString());
+  }
+
+  @Test
   void aWrongPasswordLeavesTheSessionAloneAndTheClientOpensOneOfItsOwn() throws Exception {
     client.create("/mine", NONE, CreateMode.EPHEMERAL);
     byte[] wrong = client.sessionPassword();
