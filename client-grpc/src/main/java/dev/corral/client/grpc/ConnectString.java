@@ -34,4 +34,19 @@ record ConnectString(List<ServerList.Address> servers, String chroot) {
     });
     return new ConnectString(servers, chroot);
   }
+
+  /** As it was given (the servers joined by commas, then the chroot). */
+  @Override
+  public String toString() {
+    return String.join(",", servers.stream().map(ServerList.Address::toString).toList()) + chroot;
+  }
+
+  /** The client's namespace: the chroot's path, with {@code namespace} (relative; null for none) inside it. */
+  Namespace namespace(String namespace) {
+    String root = chroot.isEmpty() ? "" : chroot.substring(1);
+    if (namespace == null) {
+      return Namespace.of(root);
+    }
+    return Namespace.of(root.isEmpty() ? namespace : root + "/" + namespace);
+  }
 }

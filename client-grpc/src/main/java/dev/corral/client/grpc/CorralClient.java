@@ -324,7 +324,7 @@ public final class CorralClient implements CoordinationClient {
    * for watchers and listeners.
    */
   public static final class Builder {
-    private String connectString;
+    private ConnectString connectString;
     private Duration sessionTimeout;
     private Duration connectionTimeout;
     private RetryPolicy retryPolicy;
@@ -343,8 +343,7 @@ public final class CorralClient implements CoordinationClient {
      */
     public Builder connectString(String connectString) {
       once(this.connectString, "connectString");
-      ConnectString.parse(Objects.requireNonNull(connectString, "connectString"));
-      this.connectString = connectString;
+      this.connectString = ConnectString.parse(Objects.requireNonNull(connectString, "connectString"));
       return this;
     }
 
@@ -430,16 +429,12 @@ public final class CorralClient implements CoordinationClient {
       if (connectString == null) {
         throw new IllegalStateException("a connectString is required");
       }
-      ConnectString parsed = ConnectString.parse(connectString);
-      String inChroot = parsed.chroot().isEmpty() ? "" : parsed.chroot().substring(1);
-      String fullNamespace = namespace == null ? inChroot
-          : inChroot.isEmpty() ? namespace : inChroot + "/" + namespace;
       return new CorralClient(new ClientConfig(
-          parsed.servers(),
+          connectString.servers(),
           sessionTimeout == null ? Duration.ofSeconds(30) : sessionTimeout,
           connectionTimeout == null ? Duration.ofSeconds(15) : connectionTimeout,
           retryPolicy == null ? RetryPolicy.defaultPolicy() : retryPolicy,
-          Namespace.of(fullNamespace),
+          connectString.namespace(namespace),
           executor,
           interceptor,
           session));

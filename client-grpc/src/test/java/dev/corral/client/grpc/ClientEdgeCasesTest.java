@@ -82,9 +82,7 @@ class ClientEdgeCasesTest {
     network.refuseNewStreams(true); // its process died, as far as the server can tell
     network.cutStream();
 
-    CorralClient resumed = CorralClient.builder().session(session, gone.sessionPassword())
-        .connectString(server.getConnectString()).build();
-    others.add(resumed);
+    CorralClient resumed = joining(session, gone.sessionPassword());
     assertTrue(resumed.blockUntilConnected(WAIT_SECONDS, TimeUnit.SECONDS));
 
     assertEquals(session, resumed.sessionId());
@@ -104,9 +102,7 @@ class ClientEdgeCasesTest {
     // 20 s sessions: a heartbeat period of 6.7 s, far longer than what follows takes
     CorralClient first = connect(CorralClient.builder(), server.getTick().multipliedBy(20));
     StateRecorder joinedStates = new StateRecorder();
-    CorralClient joined = CorralClient.builder().session(first.sessionId(), first.sessionPassword())
-        .connectString(server.getConnectString()).build();
-    others.add(joined);
+    CorralClient joined = joining(first.sessionId(), first.sessionPassword());
     joined.addConnectionStateListener(joinedStates);
     assertTrue(joined.blockUntilConnected(WAIT_SECONDS, TimeUnit.SECONDS));
     await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> first.state() == ConnectionState.SUSPENDED);
@@ -126,9 +122,7 @@ class ClientEdgeCasesTest {
     byte[] wrong = client.sessionPassword();
     wrong[0] ^= 1;
 
-    CorralClient impostor = CorralClient.builder().session(client.sessionId(), wrong)
-        .connectString(server.getConnectString()).build();
-    others.add(impostor);
+    CorralClient impostor = joining(client.sessionId(), wrong);
     awaitNewSessionAfterLost(impostor);
 
     assertNotEquals(client.sessionId(), impostor.sessionId());
@@ -145,9 +139,7 @@ class ClientEdgeCasesTest {
     assertEquals(16, password.length, "a password is handed out with the session");
     gone.close();
 
-    CorralClient late = CorralClient.builder().session(session, password)
-        .connectString(server.getConnectString()).build();
-    others.add(late);
+    CorralClient late = joining(session, password);
     awaitNewSessionAfterLost(late);
 
     assertNotEquals(session, late.sessionId());
@@ -156,6 +148,13 @@ class ClientEdgeCasesTest {
   }
 
   /** A client that asked to re-attach a session it cannot have: LOST, then connected with a new one. */
+  /** A client asked to re-attach {@code session}, not yet waited for. */
+  private CorralClient joining(long session, byte[] password) {
+    CorralClient c = CorralClient.builder().session(session, password).connectString(server.getConnectString()).build();
+    others.add(c);
+    return c;
+  }
+
   private static void awaitNewSessionAfterLost(CorralClient c) {
     await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> c.state() == ConnectionState.RECONNECTED);
   }
