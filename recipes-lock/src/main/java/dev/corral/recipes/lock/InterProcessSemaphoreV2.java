@@ -2,13 +2,11 @@ package dev.corral.recipes.lock;
 
 import dev.corral.client.recipe.Deadline;
 import dev.corral.client.CoordinationClient;
-import dev.corral.client.ConnectionState;
 import dev.corral.client.CoordinationException;
 import dev.corral.client.NoNodeException;
 import dev.corral.client.Paths;
 import dev.corral.client.SequentialNames;
 import dev.corral.client.SessionExpiredException;
-import dev.corral.recipes.shared.SharedCountListener;
 import dev.corral.recipes.shared.SharedCountReader;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -77,17 +75,7 @@ public final class InterProcessSemaphoreV2 {
    */
   public InterProcessSemaphoreV2(CoordinationClient client, String path, SharedCountReader count) {
     this(client, path, Objects.requireNonNull(count, "count")::getCount, "leases as " + count, false, new Nudges());
-    count.addListener(new SharedCountListener() {
-      @Override
-      public void countHasChanged(SharedCountReader changed, int newCount) {
-        nudges.nudge();
-      }
-
-      @Override
-      public void stateChanged(CoordinationClient from, ConnectionState state) {
-        // the leases' own state is reported by state() and addListener
-      }
-    });
+    count.addListener((changed, newCount) -> nudges.nudge());
   }
 
   private InterProcessSemaphoreV2(CoordinationClient client, String path, IntSupplier maxLeases, String limit,

@@ -212,22 +212,19 @@ final class LockDriver {
     Runnable nudged = changed::countDown;
     nudges.add(nudged);
     try {
-      List<String> now;
-      try {
-        now = SequentialNames.sorted(client.getChildren(dir, watcher));
-      } catch (NoNodeException gone) {
-        return List.of();
+      List<String> now = SequentialNames.sorted(client.getChildren(dir, watcher));
+      if (!now.equals(seen)) {
+        return now;
       }
-      if (now.equals(seen)) {
-        changed.await(nanos, TimeUnit.NANOSECONDS);
-        if (!fired.get()) { // timed out, or nudged
-          client.async().removeWatches(dir, watcher, WatcherType.CHILDREN); // not waiting for a broken connection
-        }
-        return siblings();
-      }
-      return now;
+      changed.await(nanos, TimeUnit.NANOSECONDS);
+    } catch (NoNodeException gone) {
+      return List.of();
     } finally {
       nudges.remove(nudged);
     }
+    if (!fired.get()) { // timed out, or nudged
+      client.async().removeWatches(dir, watcher, WatcherType.CHILDREN); // not waiting for a broken connection
+    }
+    return siblings();
   }
 }

@@ -8,7 +8,6 @@ import dev.corral.client.CoordinationException;
 import dev.corral.client.CreateMode;
 import dev.corral.client.CreateOptions;
 import dev.corral.client.EventType;
-import dev.corral.client.NoNodeException;
 import dev.corral.client.NodeData;
 import dev.corral.client.NodeExistsException;
 import dev.corral.client.PathRules;
@@ -19,7 +18,6 @@ import dev.corral.client.WatcherType;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
@@ -207,10 +205,10 @@ public final class SharedCount implements SharedCountReader, AutoCloseable {
         } catch (IllegalStateException notACount) {
           LOG.warn("ignoring the data of {}: {}", path, notACount.getMessage());
         }
-      } else if (unwrap(failure) instanceof NoNodeException) {
-        client.async().exists(path, watcher); // deleted: heard of again once it is created
       } else {
-        LOG.debug("reading the shared count at {} failed; read again once reconnected: {}", path, failure.toString());
+        // the node may be gone: heard of again once it is created (with the connection gone, this fails too,
+        // and the count is read again on RECONNECTED)
+        client.async().exists(path, watcher);
       }
     });
   }
@@ -252,9 +250,5 @@ public final class SharedCount implements SharedCountReader, AutoCloseable {
 
   private static byte[] bytes(int count) {
     return ByteBuffer.allocate(Integer.BYTES).putInt(count).array();
-  }
-
-  private static Throwable unwrap(Throwable failure) {
-    return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
   }
 }

@@ -24,6 +24,13 @@ import org.junit.jupiter.api.Test;
 class InterProcessSemaphoreV2Test extends ServerTest {
   private static final int MAX_LEASES = 3;
 
+  private final List<SharedCount> counts = new ArrayList<>();
+
+  @AfterEach
+  void closeCounts() {
+    counts.forEach(SharedCount::close);
+  }
+
   private InterProcessSemaphoreV2 newSemaphore() throws InterruptedException {
     return new InterProcessSemaphoreV2(clients.newClient(), path, MAX_LEASES);
   }
@@ -159,13 +166,6 @@ class InterProcessSemaphoreV2Test extends ServerTest {
     count.start();
     counts.add(count);
     return new InterProcessSemaphoreV2(clients.newClient(), path, count);
-  }
-
-  private final List<SharedCount> counts = new ArrayList<>();
-
-  @AfterEach
-  void closeCounts() {
-    counts.forEach(SharedCount::close);
   }
 
   @Test

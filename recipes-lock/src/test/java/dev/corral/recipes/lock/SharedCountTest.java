@@ -7,12 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.corral.client.ConnectionState;
 import dev.corral.client.CoordinationClient;
 import dev.corral.client.CreateMode;
 import dev.corral.client.CreateOptions;
 import dev.corral.recipes.shared.SharedCount;
-import dev.corral.recipes.shared.SharedCountListener;
 import dev.corral.recipes.shared.SharedCountReader;
 import dev.corral.recipes.shared.VersionedValue;
 import java.nio.charset.StandardCharsets;
@@ -43,16 +41,7 @@ class SharedCountTest extends ServerTest {
   /** Every count heard, in order. */
   private static BlockingQueue<Integer> heard(SharedCountReader count) {
     BlockingQueue<Integer> heard = new LinkedBlockingQueue<>();
-    count.addListener(new SharedCountListener() {
-      @Override
-      public void countHasChanged(SharedCountReader changed, int newCount) {
-        heard.add(newCount);
-      }
-
-      @Override
-      public void stateChanged(CoordinationClient client, ConnectionState state) {
-      }
-    });
+    count.addListener((changed, newCount) -> heard.add(newCount));
     return heard;
   }
 
