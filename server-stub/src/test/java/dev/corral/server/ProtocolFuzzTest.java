@@ -47,8 +47,6 @@ class ProtocolFuzzTest {
   void randomMessagesGetClearAnswersHarmNoOtherSessionAndSurviveARestart() throws Exception {
     CorralServer server = start();
     ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
-    long zxidAtClose;
-    long digestAtClose;
     try {
       RawSession bystander = RawSession.open(channel, 10_000);
       bystander.ok(create("/bystander", "0"));
@@ -68,8 +66,8 @@ class ProtocolFuzzTest {
       channel.awaitTermination(5, TimeUnit.SECONDS);
       server.close();
     }
-    zxidAtClose = server.core().lastZxid();
-    digestAtClose = server.core().digest();
+    long zxidAtClose = server.core().lastZxid();
+    long digestAtClose = server.core().digest();
 
     CorralServer restarted = start();
     try {

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ForwardingTest {
   private static final long WAIT_SECONDS = 60;
   private static final int EACH = 200;
+  private static final int ROUNDS = 5;
   /** Proposals, one each 50 ms, while waiting for a new leader: about a minute at most. */
   private static final int MAX_PROPOSALS_WHILE_GONE = 1200;
 
@@ -50,34 +51,29 @@ class ForwardingTest {
       sessions.add(Txns.openSession(member));
     }
 
-    List<CompletableFuture<TxnResult>> futures = new ArrayList<>();
-    for (int i = 0; i < EACH; i++) { // pipelined, from all three members at once
-      for (int m = 0; m < running.size(); m++) {
-        futures.add(running.get(m).propose(sessions.get(m).create("/m" + m + "-" + i)));
-      }
-    }
-    for (CompletableFuture<TxnResult> future : futures) {
-      future.get(WAIT_SECONDS, TimeUnit.SECONDS);
-    }
-
+    // rounds of writes pipelined from all three members at once, until an entry of the leader's holds the writes
+    // of more than one member: which do depends on how the members' threads interleave, so a round may not mix
     RecordingState leaders = states.get(leader);
-    await().atMost(WAIT_SECONDS, TimeUnit.SECONDS).until(() -> writesIn(leaders.applied()) == futures.size());
-    List<RecordingState.Applied> applied = leaders.applied();
+    int proposed = 0;
     Map<Long, Long> lastIdByOrigin = new HashMap<>();
     int entriesOfSeveralMembers = 0;
-    for (RecordingState.Applied entry : applied) {
-      List<Txn> writes = entry.entry().getTxnsList().stream().filter(Txn::hasRequest).toList();
-      for (Txn txn : writes) {
-        Long last = lastIdByOrigin.put(txn.getOrigin(), txn.getProposalId());
-        assertTrue(last == null || last < txn.getProposalId(),
-            "member " + txn.getOrigin() + "'s txn " + txn.getProposalId() + " came after its " + last);
+    for (int round = 0; round < ROUNDS && entriesOfSeveralMembers == 0; round++) {
+      List<CompletableFuture<TxnResult>> futures = new ArrayList<>();
+      for (int i = 0; i < EACH; i++) {
+        for (int m = 0; m < running.size(); m++) {
+          futures.add(running.get(m).propose(sessions.get(m).create("/m" + m + "-" + round + "-" + i)));
+        }
       }
-      if (writes.stream().map(Txn::getOrigin).distinct().count() > 1) {
-        entriesOfSeveralMembers++;
+      for (CompletableFuture<TxnResult> future : futures) {
+        future.get(WAIT_SECONDS, TimeUnit.SECONDS);
       }
+      proposed += futures.size();
+      int expected = proposed;
+      await().atMost(WAIT_SECONDS, TimeUnit.SECONDS).until(() -> writesIn(leaders.applied()) == expected);
+      entriesOfSeveralMembers = mixedEntriesInMemberOrder(leaders.applied(), lastIdByOrigin);
     }
     assertEquals(3, lastIdByOrigin.size(), "every member's writes were logged");
-    assertTrue(entriesOfSeveralMembers > 0, "no entry held the writes of more than one member");
+    assertTrue(entriesOfSeveralMembers > 0, "in " + ROUNDS + " rounds, no entry held the writes of more than one member");
   }
 
   /**
@@ -123,6 +119,27 @@ class ForwardingTest {
   private static boolean takesForLeader(RaftReplicator member, String gone) {
     String leader = member.view().leaderId();
     return leader.equals(gone) || leader.isEmpty();
+  }
+
+  /**
+   * Checks that each member's writes were logged in its order, noting the last proposal id of each member in
+   * {@code lastIdByOrigin}, and counts the entries holding the writes of more than one member.
+   */
+  private static int mixedEntriesInMemberOrder(List<RecordingState.Applied> applied, Map<Long, Long> lastIdByOrigin) {
+    lastIdByOrigin.clear();
+    int mixed = 0;
+    for (RecordingState.Applied entry : applied) {
+      List<Txn> writes = entry.entry().getTxnsList().stream().filter(Txn::hasRequest).toList();
+      for (Txn txn : writes) {
+        Long last = lastIdByOrigin.put(txn.getOrigin(), txn.getProposalId());
+        assertTrue(last == null || last < txn.getProposalId(),
+            "member " + txn.getOrigin() + "'s txn " + txn.getProposalId() + " came after its " + last);
+      }
+      if (writes.stream().map(Txn::getOrigin).distinct().count() > 1) {
+        mixed++;
+      }
+    }
+    return mixed;
   }
 
   private static long writesIn(List<RecordingState.Applied> applied) {
