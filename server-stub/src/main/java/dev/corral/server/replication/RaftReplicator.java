@@ -154,7 +154,7 @@ public final class RaftReplicator implements Replicator {
         .setParameters(parameters)
         .setOption(RaftStorage.StartupOption.RECOVER)
         .build();
-    this.followerWatch = new StalledFollowerWatch(FOLLOWER_STALL, config.electionTimeoutMax().multipliedBy(2));
+    this.followerWatch = StalledFollowerWatch.forElectionTimeout(FOLLOWER_STALL, config.electionTimeoutMax());
     // committing a new term's first entry takes one round (milliseconds); two election timeouts, at least 1 s,
     // with no follower moving, is stuck (W6: a leader stuck for 2 s made the first write after a kill 3.6 s)
     this.unreadyWatch = new UnreadyLeaderWatch(max(Duration.ofSeconds(1), config.electionTimeoutMax().multipliedBy(2)));

@@ -52,6 +52,26 @@ class StalledFollowerWatchTest {
   }
 
   @Test
+  void aStuckFollowerWhoseRepliesComeSlowerThanTheElectionTimeoutIsStillNamed() {
+    StalledFollowerWatch defaults = StalledFollowerWatch.forElectionTimeout(Duration.ofSeconds(20), Duration.ofMillis(400));
+    Optional<Follower> named = Optional.empty();
+    for (int tenths = 0; tenths <= 200 && named.isEmpty(); tenths += 5) {
+      long lastReplyAgoMs = tenths % 10 == 0 ? 450 : 1_500; // gaps of up to 1.5 s, as an appender retrying slowly
+      named = defaults.check(4, 1_000 + tenths, List.of(new Follower("2", -1, lastReplyAgoMs)), tenths * SECOND / 10);
+    }
+    assertEquals("2", named.map(Follower::id).orElse("never named"));
+  }
+
+  @Test
+  void aFollowerSilentLongerThanTheAnsweringLimitIsDownNotStalled() {
+    StalledFollowerWatch defaults = StalledFollowerWatch.forElectionTimeout(Duration.ofSeconds(20), Duration.ofMillis(400));
+    long silentMs = StalledFollowerWatch.ANSWERING_AT_LEAST.toMillis() + 1;
+    for (int s = 0; s <= 60; s++) {
+      assertTrue(defaults.check(4, 10_000, List.of(new Follower("2", 100, silentMs)), s * SECOND).isEmpty());
+    }
+  }
+
+  @Test
   void aFollowerThatStopsAnsweringForAWhileStartsOverWhenItAnswersAgain() {
     watch.check(4, 500, List.of(new Follower("2", 100, 50)), 0);
     watch.check(4, 500, List.of(new Follower("2", 100, 5_000)), 10 * SECOND);
