@@ -292,7 +292,10 @@ public final class BenchMain {
         }
       }
     } finally {
-      running.forEach(w -> w.server().close());
+      running.forEach(w -> {
+        w.close(); // the sessions a failed workload kept
+        w.server().close();
+      });
     }
     return failures;
   }
@@ -410,7 +413,9 @@ public final class BenchMain {
     md.append("\n## Systems\n\n");
     described.forEach(d -> md.append("- ").append(d).append('\n'));
     md.append("\n## Sizes\n\n- ").append(o.params()).append('\n');
-    md.append("- W1-W3, W5 and MEM clients use a 10 s session timeout; W4 a 2 s one. W1: each client works on its own ")
+    md.append("- W1-W3, W5 and MEM clients use a 10 s session timeout; W4 a 2 s one. W1, W2, W3 and W5 open their ")
+        .append("sessions for the warm-up and keep them to the last round (W1: one set of 1, one of 8), so the rounds ")
+        .append("measure warmed sessions, not the JIT's re-compilation after a new connection. W1: each client works on its own ")
         .append("nodes (create, then getData, setData, delete of them), synchronously; values 1 KiB; before measuring, ")
         .append("warm-up rounds of a third of the ops (1, then 8 clients) repeat for w1WarmMs. W2: one session's cycles, after a ")
         .append("warm-up of at least w2WarmMs that goes on in windows of min(2.5 s, w2WarmMs) until the cycles/s settle by W6's rule ")

@@ -37,7 +37,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * in a {@link Tally}, and {@code w1Report} etc. put the totals into the
  * {@link Table}. W4 and MEM write theirs at once.
  */
-public final class Workloads {
+public final class Workloads implements AutoCloseable {
   /** Session timeout of the clients of W1-W3, W5 and MEM. */
   static final Duration SESSION = Duration.ofSeconds(10);
   /** W4's session timeout (the 2 s). */
@@ -66,6 +66,12 @@ public final class Workloads {
   private final long[] w3Acquisitions = new long[W3_SESSIONS];
   private long w3Violations;
   private int w5Timeouts;
+  /**
+   * The sessions of each workload, by name: opened for its warm-up and kept to its report, so that its rounds
+   * measure the sessions the warm-up warmed. A session opened anew for each round spent the round in the JIT's
+   * re-compilation after a new connection (seen on both sides, client and server, for about a second).
+   */
+  private final Map<String, AutoCloseable> kept = new HashMap<>();
 
   public Workloads(BenchSystem system, ServerHandle server, Params params, Table table, Path work, PrintStream log) {
     this.system = system;
@@ -118,6 +124,55 @@ public final class Workloads {
     return clients;
   }
 
+  /** Sessions opened together, closed together. */
+  private record Sessions(List<Client> clients) implements AutoCloseable {
+    Client get(int i) {
+      return clients.get(i);
+    }
+
+    @Override
+    public void close() {
+      closeAll(clients);
+    }
+  }
+
+  /** Opens what a workload keeps. */
+  @FunctionalInterface
+  private interface Opener<T> {
+    T open() throws Exception;
+  }
+
+  /** What is kept under {@code key}: opened on first use, then the same until {@link #drop}. */
+  @SuppressWarnings("unchecked")
+  private <T extends AutoCloseable> T kept(String key, Opener<T> opener) throws Exception {
+    AutoCloseable held = kept.get(key);
+    if (held == null) {
+      held = opener.open();
+      kept.put(key, held);
+    }
+    return (T) held;
+  }
+
+  /** The {@code n} sessions kept under {@code key}. */
+  private Sessions sessions(String key, int n) throws Exception {
+    return kept(key, () -> new Sessions(connect(n, SESSION)));
+  }
+
+  /** Closes what is kept under {@code key}. */
+  private void drop(String key) {
+    AutoCloseable held = kept.remove(key);
+    if (held != null) {
+      closeAll(List.of(held));
+    }
+  }
+
+  /** Closes every session still kept (a workload that failed never reached its report). */
+  @Override
+  public void close() {
+    closeAll(new ArrayList<>(kept.values()));
+    kept.clear();
+  }
+
   private static void closeAll(List<? extends AutoCloseable> closeables) {
     for (AutoCloseable c : closeables) {
       try {
@@ -145,8 +200,8 @@ public final class Workloads {
     say("W1 warm-up, at least %d ms", p.w1WarmMs());
     long warmEnd = System.nanoTime() + p.w1WarmMs() * 1_000_000L;
     do { // each round deletes what it created
-      w1Run(1, Math.max(50, p.w1Ops1() / 3), "/bench/w1warm-1", false);
-      w1Run(8, Math.max(20, p.w1Ops8() / 3), "/bench/w1warm-8", false);
+      w1Run(1, Math.max(50, p.w1Ops1() / 3), "/bench/w1warm", false);
+      w1Run(8, Math.max(20, p.w1Ops8() / 3), "/bench/w1warm", false);
     } while (System.nanoTime() < warmEnd);
   }
 
@@ -155,12 +210,14 @@ public final class Workloads {
     for (int clients : new int[] {1, 8}) {
       int ops = perRound(clients == 1 ? p.w1Ops1() : p.w1Ops8());
       say("W1 round %d/%d, %d client(s), %d ops per phase per client", round, p.rounds(), clients, ops);
-      w1Run(clients, ops, "/bench/w1-" + clients, true);
+      w1Run(clients, ops, "/bench/w1", true);
     }
   }
 
   /** Puts W1's totals into the table. */
   public void w1Report() {
+    drop("W1-1");
+    drop("W1-8");
     for (int clients : new int[] {1, 8}) {
       for (Phase phase : Phase.values()) {
         String workload = "W1 " + phase.op + ", " + clients + (clients == 1 ? " client" : " clients");
@@ -180,77 +237,75 @@ public final class Workloads {
         t.perSecond(), rate, t.latencies().p50Ms(), t.latencies().p99Ms());
   }
 
-  private void w1Run(int n, int opsPerClient, String base, boolean record) throws Exception {
-    List<Client> clients = connect(n, SESSION);
-    try {
+  /** {@code n} of W1's kept sessions work on their own nodes, each under {@code prefix-n/c<i>}. */
+  private void w1Run(int n, int opsPerClient, String prefix, boolean record) throws Exception {
+    Sessions clients = sessions("W1-" + n, n);
+    String base = prefix + "-" + n;
+    for (int i = 0; i < n; i++) {
+      clients.get(i).ensurePath(base + "/c" + i);
+    }
+    byte[] value = bytes(1024, 1);
+    byte[] value2 = bytes(1024, 2);
+    int[] created = new int[n];
+    for (Phase phase : Phase.values()) {
+      Samples[] samples = new Samples[n];
+      AtomicReference<Throwable> error = new AtomicReference<>();
+      CountDownLatch start = new CountDownLatch(1);
+      List<Thread> threads = new ArrayList<>();
+      long[] startNs = new long[1];
       for (int i = 0; i < n; i++) {
-        clients.get(i).ensurePath(base + "/c" + i);
-      }
-      byte[] value = bytes(1024, 1);
-      byte[] value2 = bytes(1024, 2);
-      int[] created = new int[n];
-      for (Phase phase : Phase.values()) {
-        Samples[] samples = new Samples[n];
-        AtomicReference<Throwable> error = new AtomicReference<>();
-        CountDownLatch start = new CountDownLatch(1);
-        List<Thread> threads = new ArrayList<>();
-        long[] startNs = new long[1];
-        for (int i = 0; i < n; i++) {
-          int c = i;
-          samples[c] = new Samples();
-          Thread t = new Thread(() -> {
-            Client client = clients.get(c);
-            String dir = base + "/c" + c + "/n";
-            try {
-              start.await();
-              long deadline = startNs[0] + p.phaseCapMs() * 1_000_000L;
-              int count = phase == Phase.CREATE ? opsPerClient
-                  : phase == Phase.DELETE ? created[c] : (created[c] == 0 ? 0 : opsPerClient);
-              for (int j = 0; j < count && System.nanoTime() < deadline && error.get() == null; j++) {
-                String path = dir + (phase == Phase.CREATE || phase == Phase.DELETE ? j : j % created[c]);
-                long t0 = System.nanoTime();
-                switch (phase) {
-                  case CREATE -> client.create(path, value);
-                  case GET -> client.get(path);
-                  case SET -> client.set(path, (j & 1) == 0 ? value2 : value);
-                  case DELETE -> client.delete(path);
-                }
-                samples[c].add(System.nanoTime() - t0);
-                if (phase == Phase.CREATE) {
-                  created[c] = j + 1;
-                }
+        int c = i;
+        samples[c] = new Samples();
+        Thread t = new Thread(() -> {
+          Client client = clients.get(c);
+          String dir = base + "/c" + c + "/n";
+          try {
+            start.await();
+            long deadline = startNs[0] + p.phaseCapMs() * 1_000_000L;
+            int count = phase == Phase.CREATE ? opsPerClient
+                : phase == Phase.DELETE ? created[c] : (created[c] == 0 ? 0 : opsPerClient);
+            for (int j = 0; j < count && System.nanoTime() < deadline && error.get() == null; j++) {
+              String path = dir + (phase == Phase.CREATE || phase == Phase.DELETE ? j : j % created[c]);
+              long t0 = System.nanoTime();
+              switch (phase) {
+                case CREATE -> client.create(path, value);
+                case GET -> client.get(path);
+                case SET -> client.set(path, (j & 1) == 0 ? value2 : value);
+                case DELETE -> client.delete(path);
               }
-            } catch (Throwable e) {
-              error.compareAndSet(null, e);
+              samples[c].add(System.nanoTime() - t0);
+              if (phase == Phase.CREATE) {
+                created[c] = j + 1;
+              }
             }
-          }, "w1-" + sys + "-" + c);
-          threads.add(t);
-          t.start();
-        }
-        startNs[0] = System.nanoTime();
-        start.countDown();
-        for (Thread t : threads) {
-          t.join(p.phaseCapMs() + 60_000);
-          if (t.isAlive()) {
-            error.compareAndSet(null, new IllegalStateException("a W1 client did not finish in time"));
+          } catch (Throwable e) {
+            error.compareAndSet(null, e);
           }
-        }
-        long wall = System.nanoTime() - startNs[0];
-        if (error.get() != null) {
-          throw new IllegalStateException("W1 " + phase + " with " + n + " clients failed: " + error.get(), error.get());
-        }
-        Samples all = new Samples();
-        for (Samples s : samples) {
-          all.addAll(s);
-        }
-        if (record) {
-          tally("w1-" + phase.op + "-" + n + "c").add(all, wall);
-          say("  %-8s %6d ops %9.0f ops/s p50 %.3f ms p99 %.3f ms", phase.op, all.size(), all.size() / (wall / 1e9),
-              all.p50Ms(), all.p99Ms());
+        }, "w1-" + sys + "-" + c);
+        threads.add(t);
+        t.start();
+      }
+      startNs[0] = System.nanoTime();
+      start.countDown();
+      for (Thread t : threads) {
+        t.join(p.phaseCapMs() + 60_000);
+        if (t.isAlive()) {
+          error.compareAndSet(null, new IllegalStateException("a W1 client did not finish in time"));
         }
       }
-    } finally {
-      closeAll(clients);
+      long wall = System.nanoTime() - startNs[0];
+      if (error.get() != null) {
+        throw new IllegalStateException("W1 " + phase + " with " + n + " clients failed: " + error.get(), error.get());
+      }
+      Samples all = new Samples();
+      for (Samples s : samples) {
+        all.addAll(s);
+      }
+      if (record) {
+        tally("w1-" + phase.op + "-" + n + "c").add(all, wall);
+        say("  %-8s %6d ops %9.0f ops/s p50 %.3f ms p99 %.3f ms", phase.op, all.size(), all.size() / (wall / 1e9),
+            all.p50Ms(), all.p99Ms());
+      }
     }
   }
 
@@ -261,14 +316,18 @@ public final class Workloads {
    * cycles/s are on a {@link Plateau}, at most w2WarmCapMs; the time it took goes into the table.
    */
   public void w2WarmUp() throws Exception {
-    try (Client client = system.connect(server.connectString(), SESSION)) {
-      client.ensurePath("/bench/w2");
-      Mutex mutex = client.mutex("/bench/w2/lock");
-      warmUntilSettled("W2 uncontended lock", "cycles", W2_WARM_UP, W2_WARM_UP_SECONDS, i -> {
-        mutex.acquire();
-        mutex.release();
-      });
-    }
+    Mutex mutex = w2Mutex();
+    warmUntilSettled("W2 uncontended lock", "cycles", W2_WARM_UP, W2_WARM_UP_SECONDS, i -> {
+      mutex.acquire();
+      mutex.release();
+    });
+  }
+
+  /** W2's lock, in its kept session. */
+  private Mutex w2Mutex() throws Exception {
+    Client client = sessions("W2", 1).get(0);
+    client.ensurePath("/bench/w2");
+    return client.mutex("/bench/w2/lock");
   }
 
   /** One step of a warm-up: its {@code i}-th cycle or change. */
@@ -304,27 +363,25 @@ public final class Workloads {
 
   /** One round of W2: uncontended acquire+release cycles by one client. */
   public void w2Round(int round) throws Exception {
-    try (Client client = system.connect(server.connectString(), SESSION)) {
-      client.ensurePath("/bench/w2");
-      Mutex mutex = client.mutex("/bench/w2/lock");
-      Samples samples = new Samples();
-      long start = System.nanoTime();
-      long deadline = start + p.phaseCapMs() * 1_000_000L;
-      for (int i = 0; i < perRound(p.w2Cycles()) && System.nanoTime() < deadline; i++) {
-        long t0 = System.nanoTime();
-        mutex.acquire();
-        mutex.release();
-        samples.add(System.nanoTime() - t0);
-      }
-      long wall = System.nanoTime() - start;
-      tally("w2-lock-cycle").add(samples, wall);
-      say("W2 round %d/%d: %d cycles %.0f cycles/s p50 %.3f ms p99 %.3f ms", round, p.rounds(), samples.size(),
-          samples.size() / (wall / 1e9), samples.p50Ms(), samples.p99Ms());
+    Mutex mutex = w2Mutex();
+    Samples samples = new Samples();
+    long start = System.nanoTime();
+    long deadline = start + p.phaseCapMs() * 1_000_000L;
+    for (int i = 0; i < perRound(p.w2Cycles()) && System.nanoTime() < deadline; i++) {
+      long t0 = System.nanoTime();
+      mutex.acquire();
+      mutex.release();
+      samples.add(System.nanoTime() - t0);
     }
+    long wall = System.nanoTime() - start;
+    tally("w2-lock-cycle").add(samples, wall);
+    say("W2 round %d/%d: %d cycles %.0f cycles/s p50 %.3f ms p99 %.3f ms", round, p.rounds(), samples.size(),
+        samples.size() / (wall / 1e9), samples.p50Ms(), samples.p99Ms());
   }
 
   /** Puts W2's totals into the table. */
   public void w2Report() {
+    drop("W2");
     report(W2, "w2-lock-cycle", "cycles/s", W2 + " (acquire+release)");
   }
 
@@ -349,94 +406,91 @@ public final class Workloads {
    */
   private void w3Run(long warmMs, long measureMs, boolean record) throws Exception {
     int n = W3_SESSIONS;
-    List<Client> clients = connect(n, SESSION);
-    try {
-      clients.get(0).ensurePath("/bench/w3");
-      List<Mutex> mutexes = new ArrayList<>();
-      for (Client c : clients) {
-        mutexes.add(c.mutex("/bench/w3/lock"));
-      }
-      AtomicInteger holders = new AtomicInteger();
-      AtomicLong violations = new AtomicLong();
-      AtomicLong counter = new AtomicLong();
-      AtomicLong total = new AtomicLong();
-      AtomicReference<Throwable> error = new AtomicReference<>();
-      long[] measured = new long[n];
-      Samples[] waits = new Samples[n];
-      long[] window = new long[2];
-      List<Thread> threads = new ArrayList<>();
-      AtomicInteger phase = new AtomicInteger(); // 0 warm, 1 measuring, 2 stop
-      for (int i = 0; i < n; i++) {
-        int c = i;
-        waits[c] = new Samples();
-        Thread t = new Thread(() -> {
-          Mutex mutex = mutexes.get(c);
-          try {
-            while (phase.get() < 2 && error.get() == null) {
-              long t0 = System.nanoTime();
-              mutex.acquire();
-              long t1 = System.nanoTime();
-              boolean counted = phase.get() == 1;
-              try {
-                if (holders.incrementAndGet() != 1) {
-                  violations.incrementAndGet();
-                }
-                long v = counter.get(); // a read-modify-write that only the lock makes safe
-                Thread.onSpinWait();
-                counter.set(v + 1);
-                total.incrementAndGet();
-                holders.decrementAndGet();
-              } finally {
-                mutex.release();
-              }
-              if (counted) {
-                measured[c]++;
-                waits[c].add(t1 - t0);
-              }
-            }
-          } catch (Throwable e) {
-            error.compareAndSet(null, e);
-          }
-        }, "w3-" + sys + "-" + c);
-        threads.add(t);
-      }
-      threads.forEach(Thread::start);
-      Thread.sleep(warmMs);
-      window[0] = System.nanoTime();
-      phase.set(1);
-      Thread.sleep(measureMs);
-      phase.set(2);
-      window[1] = System.nanoTime();
-      for (Thread t : threads) {
-        t.join(60_000);
-        if (t.isAlive()) {
-          error.compareAndSet(null, new IllegalStateException("a W3 session did not stop within 60 s"));
-        }
-      }
-      if (error.get() != null) {
-        throw new IllegalStateException("W3 failed: " + error.get(), error.get());
-      }
-      long lost = total.get() - counter.get();
-      w3Violations += violations.get() + Math.abs(lost); // the warm-up's count too
-      if (!record) {
-        return;
-      }
-      Samples all = new Samples();
-      for (int c = 0; c < n; c++) {
-        all.addAll(waits[c]);
-        w3Acquisitions[c] += measured[c];
-      }
-      long wall = window[1] - window[0];
-      tally("w3-lock-wait").add(all, wall);
-      say("  %d acquisitions %.0f/s violations %d (lost updates %d) wait p50 %.3f p99 %.3f ms", all.size(),
-          all.size() / (wall / 1e9), violations.get(), lost, all.p50Ms(), all.p99Ms());
-    } finally {
-      closeAll(clients);
+    Sessions clients = sessions("W3", n);
+    clients.get(0).ensurePath("/bench/w3");
+    List<Mutex> mutexes = new ArrayList<>();
+    for (Client c : clients.clients()) {
+      mutexes.add(c.mutex("/bench/w3/lock"));
     }
+    AtomicInteger holders = new AtomicInteger();
+    AtomicLong violations = new AtomicLong();
+    AtomicLong counter = new AtomicLong();
+    AtomicLong total = new AtomicLong();
+    AtomicReference<Throwable> error = new AtomicReference<>();
+    long[] measured = new long[n];
+    Samples[] waits = new Samples[n];
+    long[] window = new long[2];
+    List<Thread> threads = new ArrayList<>();
+    AtomicInteger phase = new AtomicInteger(); // 0 warm, 1 measuring, 2 stop
+    for (int i = 0; i < n; i++) {
+      int c = i;
+      waits[c] = new Samples();
+      Thread t = new Thread(() -> {
+        Mutex mutex = mutexes.get(c);
+        try {
+          while (phase.get() < 2 && error.get() == null) {
+            long t0 = System.nanoTime();
+            mutex.acquire();
+            long t1 = System.nanoTime();
+            boolean counted = phase.get() == 1;
+            try {
+              if (holders.incrementAndGet() != 1) {
+                violations.incrementAndGet();
+              }
+              long v = counter.get(); // a read-modify-write that only the lock makes safe
+              Thread.onSpinWait();
+              counter.set(v + 1);
+              total.incrementAndGet();
+              holders.decrementAndGet();
+            } finally {
+              mutex.release();
+            }
+            if (counted) {
+              measured[c]++;
+              waits[c].add(t1 - t0);
+            }
+          }
+        } catch (Throwable e) {
+          error.compareAndSet(null, e);
+        }
+      }, "w3-" + sys + "-" + c);
+      threads.add(t);
+    }
+    threads.forEach(Thread::start);
+    Thread.sleep(warmMs);
+    window[0] = System.nanoTime();
+    phase.set(1);
+    Thread.sleep(measureMs);
+    phase.set(2);
+    window[1] = System.nanoTime();
+    for (Thread t : threads) {
+      t.join(60_000);
+      if (t.isAlive()) {
+        error.compareAndSet(null, new IllegalStateException("a W3 session did not stop within 60 s"));
+      }
+    }
+    if (error.get() != null) {
+      throw new IllegalStateException("W3 failed: " + error.get(), error.get());
+    }
+    long lost = total.get() - counter.get();
+    w3Violations += violations.get() + Math.abs(lost); // the warm-up's count too
+    if (!record) {
+      return;
+    }
+    Samples all = new Samples();
+    for (int c = 0; c < n; c++) {
+      all.addAll(waits[c]);
+      w3Acquisitions[c] += measured[c];
+    }
+    long wall = window[1] - window[0];
+    tally("w3-lock-wait").add(all, wall);
+    say("  %d acquisitions %.0f/s violations %d (lost updates %d) wait p50 %.3f p99 %.3f ms", all.size(),
+        all.size() / (wall / 1e9), violations.get(), lost, all.p50Ms(), all.p99Ms());
   }
 
   /** Puts W3's totals into the table: fairness is max/min acquisitions per session over every round. */
   public void w3Report() {
+    drop("W3");
     Tally t = tally("w3-lock-wait");
     long max = Arrays.stream(w3Acquisitions).max().orElse(0);
     long min = Arrays.stream(w3Acquisitions).min().orElse(0);
@@ -459,9 +513,8 @@ public final class Workloads {
    * servers' watch paths run in no other workload, so a fixed few hundred changes measured them still compiling.
    */
   public void w5WarmUp() throws Exception {
-    try (WatchedChanges changes = new WatchedChanges()) {
-      warmUntilSettled("W5 watch latency", "changes", W5_WARM_UP, W5_WARM_UP_SECONDS, changes::next);
-    }
+    WatchedChanges changes = kept("W5", WatchedChanges::new);
+    warmUntilSettled("W5 watch latency", "changes", W5_WARM_UP, W5_WARM_UP_SECONDS, changes::next);
   }
 
   /** One round of W5: setData by one session -> watcher callback in another. */
@@ -469,19 +522,18 @@ public final class Workloads {
     int warm = perRound(p.w5Warm());
     int changes = perRound(p.w5Changes());
     say("W5 round %d/%d: %d warm-up + %d changes", round, p.rounds(), warm, changes);
-    try (WatchedChanges watched = new WatchedChanges()) {
-      Samples samples = new Samples();
-      long deadline = System.nanoTime() + 2 * p.phaseCapMs() * 1_000_000L;
-      for (int i = 0; i < warm + changes && System.nanoTime() < deadline; i++) {
-        long latency = watched.next(i);
-        if (i >= warm && latency >= 0) {
-          samples.add(latency);
-        }
+    WatchedChanges watched = kept("W5", WatchedChanges::new);
+    Samples samples = new Samples();
+    long deadline = System.nanoTime() + 2 * p.phaseCapMs() * 1_000_000L;
+    for (int i = 0; i < warm + changes && System.nanoTime() < deadline; i++) {
+      long latency = watched.next(i);
+      if (i >= warm && latency >= 0) {
+        samples.add(latency);
       }
-      tally("w5-watch").add(samples, 0);
-      w5Timeouts += watched.timeouts;
-      say("  %d changes p50 %.3f ms p99 %.3f ms", samples.size(), samples.p50Ms(), samples.p99Ms());
     }
+    tally("w5-watch").add(samples, 0);
+    w5Timeouts += watched.timeouts;
+    say("  %d changes p50 %.3f ms p99 %.3f ms", samples.size(), samples.p50Ms(), samples.p99Ms());
   }
 
   /** Two sessions of W5: the writer sets the data of a node the watcher watches. */
@@ -536,6 +588,7 @@ public final class Workloads {
 
   /** Puts W5's totals into the table. */
   public void w5Report() {
+    drop("W5");
     Samples samples = tally("w5-watch").latencies();
     table.put(W5, "p50 ms", Better.LOWER, sys, samples.p50Ms());
     table.put(W5, "p99 ms", Better.LOWER, sys, samples.p99Ms());
