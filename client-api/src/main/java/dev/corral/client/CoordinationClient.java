@@ -29,7 +29,11 @@ public interface CoordinationClient extends AutoCloseable {
   /** The async form of every operation. */
   AsyncCoordinationClient async();
 
-  /** Creates a node; returns its actual path (with sequence suffix) and Stat. */
+  /**
+   * Creates a node; returns its actual path (with sequence suffix) and Stat.
+   * {@code null} data, which ZooKeeper takes too, is no data: the node's
+   * dataLength is 0 and its data reads back as an empty array.
+   */
   Created create(String path, byte[] data, CreateOptions options) throws CoordinationException, InterruptedException;
 
   /** Creates a node with plain options for {@code mode}. */
@@ -60,7 +64,10 @@ public interface CoordinationClient extends AutoCloseable {
   /** The node's data and Stat; leaves a one-shot watch for its change or deletion. */
   NodeData getData(String path, Watcher watcher) throws CoordinationException, InterruptedException;
 
-  /** Sets the node's data if its version matches ({@code -1} matches any); returns the new Stat. */
+  /**
+   * Sets the node's data if its version matches ({@code -1} matches any);
+   * returns the new Stat. {@code null} data is no data, as for {@link #create}.
+   */
   Stat setData(String path, byte[] data, int version) throws CoordinationException, InterruptedException;
 
   /** Sets the node's data whatever its version. */

@@ -9,8 +9,9 @@ public sealed interface Op {
   /** The path the operation is on. */
   String path();
 
+  /** A create; {@code null} data is no data, as for {@link CoordinationClient#create}. */
   static Create create(String path, byte[] data, CreateOptions options) {
-    return new Create(path, data.clone(), options);
+    return new Create(path, copyOf(data), options);
   }
 
   static Create create(String path, byte[] data, CreateMode mode) {
@@ -21,8 +22,13 @@ public sealed interface Op {
     return new Delete(path, version);
   }
 
+  /** A setData; {@code null} data is no data, as for {@link CoordinationClient#setData}. */
   static SetData setData(String path, byte[] data, int version) {
-    return new SetData(path, data.clone(), version);
+    return new SetData(path, copyOf(data), version);
+  }
+
+  private static byte[] copyOf(byte[] data) {
+    return data == null ? new byte[0] : data.clone();
   }
 
   static Check check(String path, int version) {

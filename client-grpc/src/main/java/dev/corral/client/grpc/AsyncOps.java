@@ -39,7 +39,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
-import com.google.protobuf.ByteString;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,7 +69,6 @@ final class AsyncOps implements AsyncCoordinationClient {
 
   @Override
   public CompletableFuture<Created> create(String path, byte[] data, CreateOptions options) {
-    Objects.requireNonNull(data, "data");
     Objects.requireNonNull(options, "options");
     try {
       PathRules.check(path, options.mode().isSequential());
@@ -173,14 +171,13 @@ final class AsyncOps implements AsyncCoordinationClient {
    */
   @Override
   public CompletableFuture<Stat> setData(String path, byte[] data, int version) {
-    Objects.requireNonNull(data, "data");
     Optional<CompletableFuture<Stat>> invalid = invalid(path);
     if (invalid.isPresent()) {
       return invalid.get();
     }
     Delivery delivery = events.deliveryHere();
     Request request = Request.newBuilder().setSetData(SetDataRequest.newBuilder()
-        .setPath(namespace.toServer(path)).setData(ByteString.copyFrom(data)).setVersion(version)).build();
+        .setPath(namespace.toServer(path)).setData(Protos.data(data)).setVersion(version)).build();
     Idempotence idempotence = version == -1 ? Idempotence.REPEATABLE : Idempotence.ONCE;
     return retrier.run(idempotence, attempt -> send(request, NO_HOOK, delivery))
         .thenApply(r -> Protos.stat(r.getSetData().getStat()));

@@ -36,10 +36,15 @@ final class Protos {
         s.getCversion(), s.getAversion(), s.getEphemeralOwner(), s.getDataLength(), s.getNumChildren());
   }
 
+  /** Node data for the wire; {@code null} (which ZooKeeper's API takes) is no data. */
+  static ByteString data(byte[] data) {
+    return data == null ? ByteString.EMPTY : ByteString.copyFrom(data);
+  }
+
   static CreateRequest create(String serverPath, byte[] data, CreateOptions options) {
     CreateRequest.Builder create = CreateRequest.newBuilder()
         .setPath(serverPath)
-        .setData(ByteString.copyFrom(data))
+        .setData(data(data))
         .setMode(CreateMode.valueOf(options.mode().name()))
         .setTtlMs(options.ttl().toMillis());
     switch (options.parents()) {
@@ -95,7 +100,7 @@ final class Protos {
       multiOp.setDelete(DeleteRequest.newBuilder().setPath(path).setVersion(delete.version()));
     } else if (op instanceof Op.SetData setData) {
       multiOp.setSetData(SetDataRequest.newBuilder().setPath(path)
-          .setData(ByteString.copyFrom(setData.data())).setVersion(setData.version()));
+          .setData(data(setData.data())).setVersion(setData.version()));
     } else if (op instanceof Op.Check check) {
       multiOp.setCheck(CheckRequest.newBuilder().setPath(path).setVersion(check.version()));
     } else if (op instanceof Op.GetChildren) {

@@ -116,6 +116,23 @@ class OperationsTest {
     assertEquals(client.sessionId(), created.stat().ephemeralOwner());
   }
 
+  /** As ZooKeeper's NullDataTest: null data is taken, and is no data. */
+  @Test
+  void nullDataIsNoData() throws Exception {
+    client.create("/n", null, CreateMode.PERSISTENT);
+    assertEquals(0, client.exists("/n").orElseThrow().dataLength());
+    assertEquals(0, client.async().exists("/n").get(30, TimeUnit.SECONDS).orElseThrow().dataLength());
+    assertArrayEquals(new byte[0], client.getData("/n").data());
+
+    client.setData("/n", new byte[] {1, 2, 3}, -1);
+    assertEquals(0, client.setData("/n", null, -1).dataLength());
+    assertArrayEquals(new byte[0], client.getData("/n").data());
+
+    client.multi(List.of(Op.create("/m", null, CreateMode.PERSISTENT), Op.setData("/n", null, -1)));
+    assertEquals(0, client.exists("/m").orElseThrow().dataLength());
+    assertEquals(3, client.exists("/n").orElseThrow().version(), "three sets of /n, each of no data");
+  }
+
   @Test
   void badInputFailsFastWithTheTypedExceptionWithoutARoundTrip() throws Exception {
     int before = faults.operationsSent();
@@ -127,8 +144,6 @@ class OperationsTest {
     assertThrows(InvalidPathException.class, () -> client.exists("/ctl\u0001"));
     assertThrows(InvalidPathException.class, () -> client.getChildren("/a/../b"));
     assertThrows(InvalidPathException.class, () -> client.multi(List.of(Op.check("nope", -1))));
-    assertThrows(NullPointerException.class, () -> client.setData("/a", null, -1));
-    assertThrows(NullPointerException.class, () -> client.create("/a", null, CreateMode.PERSISTENT));
     CompletableFuture<?> async = client.async().sync("");
     ExecutionException failure = assertThrows(ExecutionException.class, async::get);
     assertInstanceOf(InvalidPathException.class, failure.getCause());
