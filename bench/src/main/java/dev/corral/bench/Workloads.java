@@ -216,9 +216,8 @@ public final class Workloads implements AutoCloseable {
 
   /** Puts W1's totals into the table. */
   public void w1Report() {
-    drop("W1-1");
-    drop("W1-8");
     for (int clients : new int[] {1, 8}) {
+      drop(w1Sessions(clients));
       for (Phase phase : Phase.values()) {
         String workload = "W1 " + phase.op + ", " + clients + (clients == 1 ? " client" : " clients");
         report(workload, "w1-" + phase.op + "-" + clients + "c", "ops/s", workload);
@@ -237,9 +236,14 @@ public final class Workloads implements AutoCloseable {
         t.perSecond(), rate, t.latencies().p50Ms(), t.latencies().p99Ms());
   }
 
+  /** The key of W1's {@code n} kept sessions. */
+  private static String w1Sessions(int n) {
+    return "W1-" + n;
+  }
+
   /** {@code n} of W1's kept sessions work on their own nodes, each under {@code prefix-n/c<i>}. */
   private void w1Run(int n, int opsPerClient, String prefix, boolean record) throws Exception {
-    Sessions clients = sessions("W1-" + n, n);
+    Sessions clients = sessions(w1Sessions(n), n);
     String base = prefix + "-" + n;
     for (int i = 0; i < n; i++) {
       clients.get(i).ensurePath(base + "/c" + i);

@@ -33,11 +33,14 @@ final class LocalMembers {
     return members;
   }
 
-  /** A replicator for each member, each on its own state and data directory under {@code dataDirs}, not started. */
+  /**
+   * A replicator for each of the first {@code states.size()} members (the others left to the test), each on its
+   * state and a data directory of its own under {@code dataDirs}, not started.
+   */
   static List<RaftReplicator> create(Path dataDirs, List<RaftMember> members, List<? extends ReplicatedState> states,
       UnaryOperator<ReplicationConfig.Builder> settings) throws IOException {
     List<RaftReplicator> replicators = new ArrayList<>();
-    for (int i = 0; i < members.size(); i++) {
+    for (int i = 0; i < states.size(); i++) {
       RaftMember self = members.get(i);
       replicators.add(RaftReplicator.create(settings.apply(ReplicationConfig.builder()
           .dataDir(Files.createDirectories(dataDirs.resolve(self.id())))

@@ -56,8 +56,8 @@ class LogStartRequestTest {
     List<AppendEntriesRequestProto> seen = new CopyOnWriteArrayList<>();
     standIn = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", members.get(2).port()))
         .addService(new ConflictingMember(seen)).build().start();
-    List<RecordingState> states = List.of(new RecordingState(), new RecordingState(), new RecordingState());
-    running.addAll(LocalMembers.create(dataDirs, members, states, b -> b).subList(0, 2));
+    running.addAll(LocalMembers.create(dataDirs, members, List.of(new RecordingState(), new RecordingState()),
+        b -> b)); // members 1 and 2
     LocalMembers.startTogether(running);
     RaftReplicator leader = LocalMembers.awaitLeader(running);
     Txns session = Txns.openSession(leader);
@@ -96,7 +96,7 @@ class LogStartRequestTest {
     @Override
     public void requestVote(RequestVoteRequestProto request, StreamObserver<RequestVoteReplyProto> replies) {
       replies.onNext(RequestVoteReplyProto.newBuilder()
-          .setServerReply(reply(request.getServerRequest(), false))
+          .setServerReply(refusal(request.getServerRequest()))
           .setTerm(request.getCandidateTerm())
           .build());
       replies.onCompleted();
@@ -112,7 +112,7 @@ class LogStartRequestTest {
             return; // as a member slow to write: the leader's heartbeats go on meanwhile
           }
           replies.onNext(AppendEntriesReplyProto.newBuilder()
-              .setServerReply(reply(request.getServerRequest(), false))
+              .setServerReply(refusal(request.getServerRequest()))
               .setTerm(request.getLeaderTerm())
               .setResult(AppendResult.INCONSISTENCY)
               .setNextIndex(0)
@@ -134,13 +134,14 @@ class LogStartRequestTest {
       };
     }
 
-    private static RaftRpcReplyProto reply(RaftRpcRequestProto request, boolean success) {
+    /** The reply header of a refused vote or append: everything this member answers. */
+    private static RaftRpcReplyProto refusal(RaftRpcRequestProto request) {
       return RaftRpcReplyProto.newBuilder()
           .setRequestorId(request.getRequestorId())
           .setReplyId(request.getReplyId())
           .setRaftGroupId(request.getRaftGroupId())
           .setCallId(request.getCallId())
-          .setSuccess(success)
+          .setSuccess(false)
           .build();
     }
   }
