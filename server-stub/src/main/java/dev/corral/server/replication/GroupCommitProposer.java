@@ -35,12 +35,16 @@ import org.slf4j.LoggerFactory;
  * applied here ({@link #applied}, called by the state). A proposal not applied
  * within the operation timeout fails; one sweep finds those past their deadline.
  *
- * <p>When an entry that went into a log is answered, the txns it carried and
- * those that had queued behind it when it was applied are expected in the next
- * one (its callers, answered, write again): up to
- * {@link ReplicationConfig#batchWait()}, the next entry waits until that many
- * are queued (see there for why). A follower's hand-over is answered before
- * any of its txns is applied: nothing is expected, and nothing waits.
+ * <p>When an entry that went into a log is answered, the txns that had queued
+ * behind it when it was applied are expected in the next one, and so is one
+ * more for each of its txns whose session came back promptly last time: whose
+ * txn before it was answered here at most {@link ReplicationConfig#batchWait()}
+ * before it was queued. Up to that wait, the next entry waits until that many
+ * are queued (see there for why). A session heard from less often (or for the
+ * first time) is not waited for: held for it, the writes of the others waited
+ * out the whole batch wait on every entry it shared. A follower's hand-over is
+ * answered before any of its txns is applied: nothing is expected, and nothing
+ * waits.
  *
  * <p>In an ensemble, a follower's proposer hands its batches to the leader over
  * a {@link Route} that may still lose them after the hand-over; the leader's
@@ -96,12 +100,14 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   /**
    * {@code sent} is set once: to the entry the txn goes out in (a failure after
    * that leaves the outcome unknown), or to {@link #NEVER_SENT} when it timed
-   * out first. {@code forwarded} is true for a txn another member forwarded here.
+   * out first. {@code forwarded} is true for a txn another member forwarded here;
+   * {@code prompt} when its session came back promptly (see the class comment),
+   * so that it is expected back once answered.
    */
   private record Proposal(Txn txn, CompletableFuture<TxnResult> future, long deadlineNanos, boolean forwarded,
-      AtomicReference<SentEntry> sent) {
-    Proposal(Txn txn, CompletableFuture<TxnResult> future, long deadlineNanos, boolean forwarded) {
-      this(txn, future, deadlineNanos, forwarded, new AtomicReference<>());
+      boolean prompt, AtomicReference<SentEntry> sent) {
+    Proposal(Txn txn, CompletableFuture<TxnResult> future, long deadlineNanos, boolean forwarded, boolean prompt) {
+      this(txn, future, deadlineNanos, forwarded, prompt, new AtomicReference<>());
     }
 
     ProposalKey key() {
@@ -122,6 +128,8 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   private final long batchWaitNanos;
   private final Semaphore inFlight;
   private final Map<ProposalKey, Proposal> waiting = new ConcurrentHashMap<>();
+  /** When a txn of each session was last answered here, while the batch wait may still count it; nanoTime. */
+  private final Map<Long, Long> answeredAt = new ConcurrentHashMap<>();
   private final ScheduledExecutorService sweeper;
   private final Thread drainer;
 
@@ -184,7 +192,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
         return CompletableFuture.failedFuture(notReady("the replicator is closed", null));
       }
       Txn txn = builder.setOrigin(origin).setProposalId(++lastProposalId).build();
-      Proposal proposal = new Proposal(txn, future, System.nanoTime() + timeout.toNanos(), false);
+      Proposal proposal = newProposal(txn, future, false);
       waiting.put(proposal.key(), proposal);
       enqueue(proposal);
       if (!sending && holdBackNanos() <= 0 && submitter.canSubmit() && inFlight.tryAcquire()) {
@@ -219,7 +227,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
     lock.lock();
     try {
       if (!closed) {
-        Proposal proposal = new Proposal(txn, future, System.nanoTime() + timeout.toNanos(), true);
+        Proposal proposal = newProposal(txn, future, true);
         waiting.put(proposal.key(), proposal);
         enqueue(proposal);
         wakeDrainerIfDue();
@@ -242,6 +250,9 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
     if (proposal != null) {
       if (batchWaitNanos > 0) {
         noteQueuedBehind(proposal.sent().get());
+        if (txn.getSessionId() != 0) {
+          answeredAt.put(txn.getSessionId(), System.nanoTime());
+        }
       }
       proposal.future().complete(result);
     }
@@ -392,6 +403,21 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
     }
   }
 
+  /** A proposal of {@code txn}, stamped, due within the operation timeout. The caller holds the lock. */
+  private Proposal newProposal(Txn txn, CompletableFuture<TxnResult> future, boolean forwarded) {
+    long now = System.nanoTime();
+    return new Proposal(txn, future, now + timeout.toNanos(), forwarded, cameBackPromptly(txn.getSessionId(), now));
+  }
+
+  /** Whether a txn of {@code sessionId} was answered here at most the batch wait before {@code now}. */
+  private boolean cameBackPromptly(long sessionId, long now) {
+    if (batchWaitNanos == 0 || sessionId == 0) {
+      return false;
+    }
+    Long answered = answeredAt.get(sessionId);
+    return answered != null && now - answered <= batchWaitNanos;
+  }
+
   /** The caller holds the lock. */
   private void enqueue(Proposal proposal) {
     queue.addLast(proposal);
@@ -414,11 +440,15 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
     }
   }
 
-  /** An entry that went into a log was answered: its txns and those that queued behind it are expected. */
-  private void expectBack(int answered, SentEntry entry) {
+  /**
+   * An entry that went into a log was answered: those that queued behind it
+   * are expected, and {@code promptlyBack} of its txns.
+   */
+  private void expectBack(int promptlyBack, SentEntry entry) {
     lock.lock();
     try {
-      expected = entry.queuedBehind < 0 ? 1 : answered + entry.queuedBehind; // none applied: expect nothing
+      // none applied: expect nothing
+      expected = entry.queuedBehind < 0 ? 1 : Math.max(1, promptlyBack + entry.queuedBehind);
       waitUntilNanos = System.nanoTime() + batchWaitNanos;
       wakeDrainerIfDue();
     } finally {
@@ -493,7 +523,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
     }
     submission.answer().whenComplete((reply, error) -> {
       if (batchWaitNanos > 0) {
-        expectBack(going.size(), sentEntry);
+        expectBack((int) going.stream().filter(Proposal::prompt).count(), sentEntry);
       }
       inFlight.release();
       if (error != null) {
@@ -503,8 +533,10 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
     });
   }
 
+  /** Times out the proposals past their deadline, and forgets answers too old to count as prompt. */
   private void timeOutExpired() {
     long now = System.nanoTime();
+    answeredAt.values().removeIf(answered -> now - answered > batchWaitNanos);
     for (Proposal proposal : waiting.values()) {
       if (now - proposal.deadlineNanos() >= 0 && !proposal.future().isDone()) {
         try {

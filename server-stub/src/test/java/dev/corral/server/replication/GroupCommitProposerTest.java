@@ -462,8 +462,14 @@ class GroupCommitProposerTest {
     assertEquals(List.of(2L, 3L), sessions);
   }
 
-  /** Proposes txn 1 and returns its entry, in flight, once txns 2 and 3 are queued behind it. */
+  /**
+   * Proposes a txn of session 1, which came back promptly (its txn before was
+   * just answered), and returns its entry, in flight, once txns of sessions 2
+   * and 3 are queued behind it.
+   */
   private Submitted oneInFlightAndTwoQueued() throws InterruptedException {
+    proposer.propose(Txn.newBuilder().setSessionId(1));
+    applyAndReply(nextSubmitted());
     proposer.propose(Txn.newBuilder().setSessionId(1));
     Submitted first = nextSubmitted();
     proposer.propose(Txn.newBuilder().setSessionId(2));
@@ -536,6 +542,42 @@ class GroupCommitProposerTest {
     applyAndReply(first); // 3 expected, but each txn fills an entry
 
     assertEquals(List.of(2L), nextSubmitted().sessions());
+  }
+
+  @Test
+  void aSessionHeardFromForTheFirstTimeIsNotWaitedFor() throws Exception {
+    start(b -> b.maxEntriesInFlight(1).batchWait(Duration.ofMinutes(1)));
+    proposer.propose(Txn.newBuilder().setSessionId(1));
+    Submitted first = nextSubmitted();
+    proposer.propose(Txn.newBuilder().setSessionId(2));
+    proposer.propose(Txn.newBuilder().setSessionId(3));
+
+    applyAndReply(first); // session 1 has no earlier answer: only the 2 queued are expected
+
+    assertEquals(List.of(2L, 3L), nextSubmitted().sessions()); // held for the minute, it would not be here
+  }
+
+  @Test
+  void ofAnAnsweredEntryOnlyTheSessionsThatCameBackPromptlyAreWaitedFor() throws Exception {
+    start(b -> b.maxEntriesInFlight(1).batchWait(Duration.ofMinutes(1)));
+    proposer.propose(Txn.newBuilder().setSessionId(1));
+    applyAndReply(nextSubmitted());
+    proposer.propose(Txn.newBuilder().setSessionId(9));
+    Submitted first = nextSubmitted();
+    proposer.propose(Txn.newBuilder().setSessionId(1)); // back promptly
+    proposer.propose(Txn.newBuilder().setSessionId(5)); // heard from for the first time
+    applyAndReply(first);
+    Submitted mixed = nextSubmitted();
+    assertEquals(List.of(1L, 5L), mixed.sessions());
+    proposer.propose(Txn.newBuilder().setSessionId(2));
+    proposer.propose(Txn.newBuilder().setSessionId(3));
+
+    applyAndReply(mixed); // 2 queued + session 1 expected; not session 5
+    await().atMost(WAIT_SECONDS, TimeUnit.SECONDS).until(GroupCommitProposerTest::drainerHoldsBack);
+    assertEquals(null, log.poll(), "the next entry did not wait for session 1");
+    proposer.propose(Txn.newBuilder().setSessionId(1));
+
+    assertEquals(List.of(2L, 3L, 1L), nextSubmitted().sessions()); // held for session 5 too, it would not be here
   }
 
   @Test
