@@ -248,8 +248,10 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   public void applied(Txn txn, TxnResult result) {
     Proposal proposal = waiting.remove(new ProposalKey(txn.getOrigin(), txn.getProposalId()));
     if (proposal != null) {
-      if (batchWaitNanos > 0) {
-        noteQueuedBehind(proposal.sent().get());
+      SentEntry sent = proposal.sent().get();
+      // a follower's hand-over, answered before its txns are applied, expects nothing back: nothing to note
+      if (batchWaitNanos > 0 && sent != null && sent.route() == null) {
+        noteQueuedBehind(sent);
         if (txn.getSessionId() != 0) {
           answeredAt.put(txn.getSessionId(), System.nanoTime());
         }
@@ -447,8 +449,8 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   private void expectBack(int promptlyBack, SentEntry entry) {
     lock.lock();
     try {
-      // none applied: expect nothing
-      expected = entry.queuedBehind < 0 ? 1 : Math.max(1, promptlyBack + entry.queuedBehind);
+      expected = entry.queuedBehind < 0 ? 1 // none applied (a hand-over): expect nothing
+          : Math.max(1, promptlyBack + entry.queuedBehind);
       waitUntilNanos = System.nanoTime() + batchWaitNanos;
       wakeDrainerIfDue();
     } finally {

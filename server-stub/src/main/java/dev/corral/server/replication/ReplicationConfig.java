@@ -187,9 +187,9 @@ public final class ReplicationConfig {
    *
    * <p>Only sessions that came back within this wait last time are expected
    * (see {@link GroupCommitProposer}). Expecting every answered txn back, one
-   * writer in a loop beside 7 that paused 2 ms between writes did 365
+   * writer in a loop beside 7 that paused 2 ms between writes did 364-371
    * setData/s at 2.7 ms p50 on a 3-member ensemble (2 cores), where with no
-   * wait it did 590-700 at 1.3-1.8 ms: every entry that carried a pausing
+   * wait it did 513-708 at 1.3-1.8 ms: every entry that carried a pausing
    * writer's txn held the next for the whole wait. Expecting only the prompt
    * ones, it did 603-689 at 1.3-1.4 ms, and 8 writers in a loop still did as
    * many as before (5,851-6,868 setData/s before, 6,151-6,875 after).
