@@ -37,14 +37,21 @@ import org.slf4j.LoggerFactory;
  *
  * <p>When an entry that went into a log is answered, the txns that had queued
  * behind it when it was applied are expected in the next one, and so is one
- * more for each of its txns whose session came back promptly last time: whose
- * txn before it was answered here at most {@link ReplicationConfig#batchWait()}
- * before it was queued. Up to that wait, the next entry waits until that many
- * are queued (see there for why). A session heard from less often (or for the
- * first time) is not waited for: held for it, the writes of the others waited
- * out the whole batch wait on every entry it shared. A follower's hand-over is
- * answered before any of its txns is applied: nothing is expected, and nothing
- * waits.
+ * more for each of its txns whose session comes back promptly as a rule. A
+ * session came back promptly when its txn was queued at most
+ * {@link ReplicationConfig#batchWait()} after its txn before it was answered
+ * here; it does so as a rule when it did so the last few times: a moving
+ * average of 1 for each time it did and 0 for each time it did not, the
+ * latest weighing half, reaches {@value #EXPECTED_BACK_SCORE} (after a time
+ * it did not, the fourth or fifth time in a row). Up to that wait, the next
+ * entry waits until that many are queued (see there for why). A session heard from less often
+ * (or for the first time) is not waited for: held for it, the writes of the
+ * others waited out the whole batch wait on every entry it shared. Nor is one
+ * that writes in short bursts: a lock holder's release and its next request
+ * come back promptly, but then it waits for its turn, and held for it, the
+ * next holder's first write waited out the batch wait on every hand-over. A
+ * follower's hand-over is answered before any of its txns is applied: nothing
+ * is expected, and nothing waits.
  *
  * <p>In an ensemble, a follower's proposer hands its batches to the leader over
  * a {@link Route} that may still lose them after the hand-over; the leader's
@@ -96,13 +103,30 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   }
 
   private static final long NO_LEADER_POLL_MS = 10;
+  /** The promptness (see the class comment) at which a session is expected back. */
+  static final double EXPECTED_BACK_SCORE = 0.95;
+
+  /**
+   * A session's record for the batch wait: when its last txn was answered
+   * here, and the moving average of how often its txns came back promptly.
+   */
+  private record Promptness(long answeredAt, double score) {
+    Promptness answered(long now) {
+      return new Promptness(now, score);
+    }
+
+    /** With a txn of the session queued at {@code now}: the average moves half way to 1 if it came back promptly. */
+    Promptness queued(long now, long batchWaitNanos) {
+      return new Promptness(answeredAt, (score + (now - answeredAt <= batchWaitNanos ? 1 : 0)) / 2);
+    }
+  }
 
   /**
    * {@code sent} is set once: to the entry the txn goes out in (a failure after
    * that leaves the outcome unknown), or to {@link #NEVER_SENT} when it timed
    * out first. {@code forwarded} is true for a txn another member forwarded here;
-   * {@code prompt} when its session came back promptly (see the class comment),
-   * so that it is expected back once answered.
+   * {@code prompt} when its session comes back promptly as a rule (see the class
+   * comment), so that it is expected back once answered.
    */
   private record Proposal(Txn txn, CompletableFuture<TxnResult> future, long deadlineNanos, boolean forwarded,
       boolean prompt, AtomicReference<SentEntry> sent) {
@@ -128,8 +152,8 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   private final long batchWaitNanos;
   private final Semaphore inFlight;
   private final Map<ProposalKey, Proposal> waiting = new ConcurrentHashMap<>();
-  /** When a txn of each session was last answered here, while the batch wait may still count it; nanoTime. */
-  private final Map<Long, Long> answeredAt = new ConcurrentHashMap<>();
+  /** How promptly each session answered here lately came back; forgotten once none of its txns can be in flight. */
+  private final Map<Long, Promptness> promptness = new ConcurrentHashMap<>();
   private final ScheduledExecutorService sweeper;
   private final Thread drainer;
 
@@ -253,7 +277,9 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
       if (batchWaitNanos > 0 && sent != null && sent.route() == null) {
         noteQueuedBehind(sent);
         if (txn.getSessionId() != 0) {
-          answeredAt.put(txn.getSessionId(), System.nanoTime());
+          long now = System.nanoTime();
+          promptness.compute(txn.getSessionId(), (id, last) ->
+              last == null ? new Promptness(now, 0) : last.answered(now));
         }
       }
       proposal.future().complete(result);
@@ -408,16 +434,19 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   /** A proposal of {@code txn}, stamped, due within the operation timeout. The caller holds the lock. */
   private Proposal newProposal(Txn txn, CompletableFuture<TxnResult> future, boolean forwarded) {
     long now = System.nanoTime();
-    return new Proposal(txn, future, now + timeout.toNanos(), forwarded, cameBackPromptly(txn.getSessionId(), now));
+    return new Proposal(txn, future, now + timeout.toNanos(), forwarded, comesBackPromptly(txn.getSessionId(), now));
   }
 
-  /** Whether a txn of {@code sessionId} was answered here at most the batch wait before {@code now}. */
-  private boolean cameBackPromptly(long sessionId, long now) {
+  /**
+   * Notes that a txn of {@code sessionId} is queued at {@code now}, and whether
+   * the session now comes back promptly as a rule. The caller holds the lock.
+   */
+  private boolean comesBackPromptly(long sessionId, long now) {
     if (batchWaitNanos == 0 || sessionId == 0) {
       return false;
     }
-    Long answered = answeredAt.get(sessionId);
-    return answered != null && now - answered <= batchWaitNanos;
+    Promptness noted = promptness.computeIfPresent(sessionId, (id, last) -> last.queued(now, batchWaitNanos));
+    return noted != null && noted.score() >= EXPECTED_BACK_SCORE;
   }
 
   /** The caller holds the lock. */
@@ -535,10 +564,14 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
     });
   }
 
-  /** Times out the proposals past their deadline, and forgets answers too old to count as prompt. */
+  /**
+   * Times out the proposals past their deadline, and forgets the sessions not
+   * answered for longer than any txn of theirs can be in flight.
+   */
   private void timeOutExpired() {
     long now = System.nanoTime();
-    answeredAt.values().removeIf(answered -> now - answered > batchWaitNanos);
+    long forgetAfter = timeout.toNanos() + batchWaitNanos;
+    promptness.values().removeIf(p -> now - p.answeredAt() > forgetAfter);
     for (Proposal proposal : waiting.values()) {
       if (now - proposal.deadlineNanos() >= 0 && !proposal.future().isDone()) {
         try {

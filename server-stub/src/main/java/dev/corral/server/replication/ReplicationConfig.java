@@ -35,6 +35,8 @@ public final class ReplicationConfig {
   public static final long DEFAULT_LOCAL_LOG_SEGMENT_BYTES = 64L << 20;
   /** See {@link #batchWait()}. */
   static final Duration DEFAULT_ENSEMBLE_BATCH_WAIT = Duration.ofMillis(2);
+  /** See {@link #batchWait()}. */
+  static final Duration DEFAULT_SINGLE_SERVER_BATCH_WAIT = Duration.ofNanos(500_000);
   public static final long MIN_LOG_SEGMENT_BYTES = 16L << 10;
 
   private final Path dataDir;
@@ -66,7 +68,7 @@ public final class ReplicationConfig {
     maxTxnsPerEntry = or(b.maxTxnsPerEntry, 1_000);
     maxEntryBytes = or(b.maxEntryBytes, 2 << 20);
     maxEntriesInFlight = or(b.maxEntriesInFlight, members.size() > 1 ? 1 : 4);
-    batchWait = or(b.batchWait, members.size() > 1 ? DEFAULT_ENSEMBLE_BATCH_WAIT : Duration.ZERO);
+    batchWait = or(b.batchWait, members.size() > 1 ? DEFAULT_ENSEMBLE_BATCH_WAIT : DEFAULT_SINGLE_SERVER_BATCH_WAIT);
     logSegmentBytes = b.logSegmentBytes == null ? OptionalLong.empty() : OptionalLong.of(b.logSegmentBytes);
     operationTimeout = or(b.operationTimeout, Duration.ofSeconds(10));
     startTimeout = or(b.startTimeout, Duration.ofSeconds(30));
@@ -170,8 +172,8 @@ public final class ReplicationConfig {
    * Longest time the leader holds the next log entry back while fewer txns are
    * queued for it than the entry before it carried plus those that queued
    * behind that one: the txns that are expected back, their callers having
-   * been answered. 0 sends at once. Default 2 ms in an ensemble, 0 for a
-   * single server (whose entries cost one fsync, shared by all queued at once).
+   * been answered. 0 sends at once. Default 2 ms in an ensemble, 0.5 ms for a
+   * single server.
    *
    * <p>Why: with one entry in flight and no wait, the callers fell into two
    * groups taking turns, each in every other entry (3.6 txns per entry for 8
@@ -193,6 +195,22 @@ public final class ReplicationConfig {
    * writer's txn held the next for the whole wait. Expecting only the prompt
    * ones, it did 603-689 at 1.3-1.4 ms, and 8 writers in a loop still did as
    * many as before (5,851-6,868 setData/s before, 6,151-6,875 after).
+   *
+   * <p>A single server's entry costs one fsync of a preallocated file (about
+   * 0.1 ms here) and no messages, but there too 8 writers fell into groups
+   * taking turns, 2.9-3.2 txns per entry, the log writing back to back. With
+   * 300 us, 8 writers' entries carried 7.6-7.9 txns, the server spent 23-25 us
+   * of CPU per write instead of 31-36, and they did 23,563-27,922 setData/s
+   * against 20,440-24,556 (30 s runs, alternating); as many with 500 us
+   * (27,124-28,075), which leaves room for callers slower to come back (here
+   * 170-190 us from an answer to the next txn). Sessions that come back
+   * promptly only in bursts are not waited for (see {@link GroupCommitProposer}):
+   * expecting every session that came back promptly last time, the wait cut
+   * W3's contended lock from 2,630-2,910 acquisitions/s to 2,236. As it is,
+   * the bench's W1 with 8 clients did setData 26,241 and 26,392/s against
+   * 22,230 and 21,973, delete 26,940 and 25,379 against 23,224 and 22,505,
+   * create 23,702 and 22,186 against 24,610 and 22,756 (two runs of each,
+   * alternating), and W3 2,610-2,647 against 2,423-2,699 (three each).
    */
   public Duration batchWait() {
     return batchWait;

@@ -463,18 +463,33 @@ class GroupCommitProposerTest {
   }
 
   /**
-   * Proposes a txn of session 1, which came back promptly (its txn before was
-   * just answered), and returns its entry, in flight, once txns of sessions 2
-   * and 3 are queued behind it.
+   * Proposes a txn of session 1, which comes back promptly as a rule (its txns
+   * before it were each proposed right after the one before was answered), and
+   * returns its entry, in flight, once txns of sessions 2 and 3 are queued
+   * behind it.
    */
   private Submitted oneInFlightAndTwoQueued() throws InterruptedException {
-    proposer.propose(Txn.newBuilder().setSessionId(1));
-    applyAndReply(nextSubmitted());
+    answerInTurn(1, PROMPT_AS_A_RULE);
     proposer.propose(Txn.newBuilder().setSessionId(1));
     Submitted first = nextSubmitted();
     proposer.propose(Txn.newBuilder().setSessionId(2));
     proposer.propose(Txn.newBuilder().setSessionId(3));
     return first;
+  }
+
+  /**
+   * Txns of a session answered in turn after which its next one comes back
+   * promptly as a rule: the fifth in a row to come back promptly (the first
+   * had no answer before it).
+   */
+  private static final int PROMPT_AS_A_RULE = 5;
+
+  /** Proposes {@code times} txns of {@code session}, each once the one before was answered. */
+  private void answerInTurn(long session, int times) throws InterruptedException {
+    for (int i = 0; i < times; i++) {
+      proposer.propose(Txn.newBuilder().setSessionId(session));
+      applyAndReply(nextSubmitted());
+    }
   }
 
   /** Whether the drainer is waiting, until a deadline, for more txns before it sends the next entry. */
@@ -560,8 +575,7 @@ class GroupCommitProposerTest {
   @Test
   void ofAnAnsweredEntryOnlyTheSessionsThatCameBackPromptlyAreWaitedFor() throws Exception {
     start(b -> b.maxEntriesInFlight(1).batchWait(Duration.ofMinutes(1)));
-    proposer.propose(Txn.newBuilder().setSessionId(1));
-    applyAndReply(nextSubmitted());
+    answerInTurn(1, PROMPT_AS_A_RULE);
     proposer.propose(Txn.newBuilder().setSessionId(9));
     Submitted first = nextSubmitted();
     proposer.propose(Txn.newBuilder().setSessionId(1)); // back promptly
@@ -578,6 +592,19 @@ class GroupCommitProposerTest {
     proposer.propose(Txn.newBuilder().setSessionId(1));
 
     assertEquals(List.of(2L, 3L, 1L), nextSubmitted().sessions()); // held for session 5 too, it would not be here
+  }
+
+  @Test
+  void aSessionThatCameBackPromptlyOnlyInABurstIsNotWaitedFor() throws Exception {
+    start(b -> b.maxEntriesInFlight(1).batchWait(Duration.ofMinutes(1)));
+    answerInTurn(1, 2); // as a lock holder's write and release
+    proposer.propose(Txn.newBuilder().setSessionId(1)); // and its next request, after which it waits its turn
+    Submitted last = nextSubmitted();
+    proposer.propose(Txn.newBuilder().setSessionId(2)); // as the next holder's first write
+
+    applyAndReply(last); // back promptly twice: only the queued txn is expected
+
+    assertEquals(List.of(2L), nextSubmitted().sessions()); // held for the minute, it would not be here
   }
 
   @Test

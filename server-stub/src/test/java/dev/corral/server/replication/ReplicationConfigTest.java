@@ -21,7 +21,7 @@ class ReplicationConfigTest {
     assertEquals(Duration.ofSeconds(1), config.electionTimeoutMin());
     assertEquals(Duration.ofSeconds(2), config.electionTimeoutMax());
     assertEquals(4, config.maxEntriesInFlight());
-    assertEquals(Duration.ZERO, config.batchWait());
+    assertEquals(Duration.ofNanos(500_000), config.batchWait());
     assertEquals(S1, config.selfMember());
     assertEquals(64L << 20, config.localLogSegmentBytes());
     assertEquals(1L << 20, config.raftLogSegmentBytes());
