@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * it, makes it durable with an fdatasync, applies it and answers its
  * proposers before the submission returns. A write is acknowledged only after
  * that fsync, as in an ensemble; txns that arrive meanwhile queue in the
- * proposer and share the next entry.
+ * proposer and share the next entry, which waits up to the batch wait for the
+ * writers expected back ({@link ReplicationConfig#batchWait()}).
  *
  * <p>Why not a Raft group of one: Ratis moves each entry across four threads
  * (the submitter, its log worker, the leader's commit event processor, the
