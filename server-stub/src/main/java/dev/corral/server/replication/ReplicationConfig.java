@@ -206,11 +206,18 @@ public final class ReplicationConfig {
    * 170-190 us from an answer to the next txn). Sessions that come back
    * promptly only in bursts are not waited for (see {@link GroupCommitProposer}):
    * expecting every session that came back promptly last time, the wait cut
-   * W3's contended lock from 2,630-2,910 acquisitions/s to 2,236. As it is,
-   * the bench's W1 with 8 clients did setData 26,241 and 26,392/s against
-   * 22,230 and 21,973, delete 26,940 and 25,379 against 23,224 and 22,505,
-   * create 23,702 and 22,186 against 24,610 and 22,756 (two runs of each,
-   * alternating), and W3 2,610-2,647 against 2,423-2,699 (three each).
+   * W3's contended lock from 2,630-2,910 acquisitions/s to 2,236. With the
+   * latest time weighing half instead of an eighth (and 0.95 to reach), the
+   * bench's W1 with 8 clients did setData 26,241 and 26,392/s against 22,230
+   * and 21,973, delete 26,940 and 25,379 against 23,224 and 22,505, create
+   * 23,702 and 22,186 against 24,610 and 22,756 (two runs of each,
+   * alternating), and W3 2,610-2,647 against 2,423-2,699 (three each); but
+   * an ensemble's followers' sessions, now and then back at the leader just
+   * after the wait, dropped out of it for several entries (6.87-7.76 txns per
+   * entry with 8 writers on the followers, against 7.84-7.87 before). With an
+   * eighth: 7.85-7.94; W1 with 8 clients create 24,311 and 25,685/s, setData
+   * 26,205 and 26,081, delete 26,800 and 27,495 (the old server's run between
+   * them 20,493, 19,642 and 19,135), W3 2,730 and 2,716 against 2,687.
    */
   public Duration batchWait() {
     return batchWait;

@@ -479,10 +479,10 @@ class GroupCommitProposerTest {
 
   /**
    * Txns of a session answered in turn after which its next one comes back
-   * promptly as a rule: the fifth in a row to come back promptly (the first
+   * promptly as a rule: the 13th in a row to come back promptly (the first
    * had no answer before it).
    */
-  private static final int PROMPT_AS_A_RULE = 5;
+  private static final int PROMPT_AS_A_RULE = 13;
 
   /** Proposes {@code times} txns of {@code session}, each once the one before was answered. */
   private void answerInTurn(long session, int times) throws InterruptedException {
