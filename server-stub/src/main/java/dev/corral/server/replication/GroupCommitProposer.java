@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * {@link ReplicationConfig#batchWait()} after its txn before it was answered
  * here; it does so as a rule when it did so lately, nearly every time: a
  * moving average of 1 for each time it did and 0 for each time it did not,
- * the latest weighing an eighth, reaches {@value #EXPECTED_BACK_SCORE}. A
+ * the latest weighing an eighth, reaches {@value Promptness#EXPECTED_BACK}. A
  * session heard from for the first time gets there the 13th time in a row; a
  * writer in a loop stays there though it misses now and then (a follower's
  * session, whose next txn reaches the leader a hand-over later, does); one
@@ -50,12 +50,12 @@ import org.slf4j.LoggerFactory;
  * that wait, the next entry waits until that many are queued (see there for
  * why). A session heard from less often (or for the first time) is not
  * waited for: held for it, the writes of the others waited out the whole
- * batch wait on every entry it shared. Nor is one
- * that writes in short bursts: a lock holder's release and its next request
- * come back promptly, but then it waits for its turn, and held for it, the
- * next holder's first write waited out the batch wait on every hand-over. A
- * follower's hand-over is answered before any of its txns is applied: nothing
- * is expected, and nothing waits.
+ * batch wait on every entry it shared. Nor is one that writes in short
+ * bursts: a lock holder's release and its next request come back promptly,
+ * but then it waits for its turn, and held for it, the next holder's first
+ * write waited out the batch wait on every hand-over. A follower's hand-over
+ * is answered before any of its txns is applied: nothing is expected, and
+ * nothing waits.
  *
  * <p>In an ensemble, a follower's proposer hands its batches to the leader over
  * a {@link Route} that may still lose them after the hand-over; the leader's
@@ -107,16 +107,23 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
   }
 
   private static final long NO_LEADER_POLL_MS = 10;
-  /** The promptness (see the class comment) at which a session is expected back. */
-  static final double EXPECTED_BACK_SCORE = 0.8;
-  /** How much the latest time a session came back (or did not) weighs in its promptness. */
-  private static final double LATEST_WEIGHT = 1.0 / 8;
 
   /**
-   * A session's record for the batch wait: when its last txn was answered
-   * here, and the moving average of how often its txns came back promptly.
+   * A session's record for the batch wait (see the class comment): when its
+   * last txn was answered here, and the moving average of how often its txns
+   * came back promptly.
    */
-  private record Promptness(long answeredAt, double score) {
+  record Promptness(long answeredAt, double score) {
+    /** The average at which a session is expected back. */
+    static final double EXPECTED_BACK = 0.8;
+    /** How much the latest time a session came back (or did not) weighs in the average. */
+    private static final double LATEST_WEIGHT = 1.0 / 8;
+
+    /** A session's first txn answered here, at {@code now}: nothing is known of it yet. */
+    static Promptness firstAnswered(long now) {
+      return new Promptness(now, 0);
+    }
+
     Promptness answered(long now) {
       return new Promptness(now, score);
     }
@@ -125,6 +132,10 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
     Promptness queued(long now, long batchWaitNanos) {
       double cameBack = now - answeredAt <= batchWaitNanos ? 1 : 0;
       return new Promptness(answeredAt, score + (cameBack - score) * LATEST_WEIGHT);
+    }
+
+    boolean expectedBack() {
+      return score >= EXPECTED_BACK;
     }
   }
 
@@ -286,7 +297,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
         if (txn.getSessionId() != 0) {
           long now = System.nanoTime();
           promptness.compute(txn.getSessionId(), (id, last) ->
-              last == null ? new Promptness(now, 0) : last.answered(now));
+              last == null ? Promptness.firstAnswered(now) : last.answered(now));
         }
       }
       proposal.future().complete(result);
@@ -453,7 +464,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
       return false;
     }
     Promptness noted = promptness.computeIfPresent(sessionId, (id, last) -> last.queued(now, batchWaitNanos));
-    return noted != null && noted.score() >= EXPECTED_BACK_SCORE;
+    return noted != null && noted.expectedBack();
   }
 
   /** The caller holds the lock. */

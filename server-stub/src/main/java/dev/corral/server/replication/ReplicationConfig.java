@@ -170,10 +170,10 @@ public final class ReplicationConfig {
 
   /**
    * Longest time the leader holds the next log entry back while fewer txns are
-   * queued for it than the entry before it carried plus those that queued
-   * behind that one: the txns that are expected back, their callers having
-   * been answered. 0 sends at once. Default 2 ms in an ensemble, 0.5 ms for a
-   * single server.
+   * queued for it than are expected back: those that queued behind the entry
+   * before it, and one for each of that entry's txns whose session comes back
+   * promptly as a rule (see {@link GroupCommitProposer}). 0 sends at once.
+   * Default 2 ms in an ensemble, 0.5 ms for a single server.
    *
    * <p>Why: with one entry in flight and no wait, the callers fell into two
    * groups taking turns, each in every other entry (3.6 txns per entry for 8
@@ -187,13 +187,14 @@ public final class ReplicationConfig {
    * version, which counted too many, did about as well with 1, 2 and 4 ms.)
    * A lone caller is never held: it is all that is expected back.
    *
-   * <p>Only sessions that came back within this wait last time are expected
-   * (see {@link GroupCommitProposer}). Expecting every answered txn back, one
+   * <p>Only sessions that come back within this wait are expected. Expecting
+   * every answered txn back, one
    * writer in a loop beside 7 that paused 2 ms between writes did 364-371
    * setData/s at 2.7 ms p50 on a 3-member ensemble (2 cores), where with no
    * wait it did 513-708 at 1.3-1.8 ms: every entry that carried a pausing
    * writer's txn held the next for the whole wait. Expecting only the prompt
-   * ones, it did 603-689 at 1.3-1.4 ms, and 8 writers in a loop still did as
+   * ones (then: those that did last time), it did 603-689 at 1.3-1.4 ms, and
+   * 8 writers in a loop still did as
    * many as before (5,851-6,868 setData/s before, 6,151-6,875 after).
    *
    * <p>A single server's entry costs one fsync of a preallocated file (about
