@@ -478,7 +478,7 @@ final class GroupCommitProposer implements ReplicatedState.AppliedTxnListener, A
    * txns queued behind the entry (not counting any its callers propose next).
    */
   private void noteQueuedBehind(SentEntry entry) {
-    if (entry == null || entry == NEVER_SENT || entry.queuedBehind >= 0) {
+    if (entry == NEVER_SENT || entry.queuedBehind >= 0) {
       return;
     }
     lock.lock();

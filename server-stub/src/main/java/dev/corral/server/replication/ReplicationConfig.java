@@ -188,14 +188,13 @@ public final class ReplicationConfig {
    * A lone caller is never held: it is all that is expected back.
    *
    * <p>Only sessions that come back within this wait are expected. Expecting
-   * every answered txn back, one
-   * writer in a loop beside 7 that paused 2 ms between writes did 364-371
-   * setData/s at 2.7 ms p50 on a 3-member ensemble (2 cores), where with no
-   * wait it did 513-708 at 1.3-1.8 ms: every entry that carried a pausing
-   * writer's txn held the next for the whole wait. Expecting only the prompt
-   * ones (then: those that did last time), it did 603-689 at 1.3-1.4 ms, and
-   * 8 writers in a loop still did as
-   * many as before (5,851-6,868 setData/s before, 6,151-6,875 after).
+   * every answered txn back, one writer in a loop beside 7 that paused 2 ms
+   * between writes did 364-371 setData/s at 2.7 ms p50 on a 3-member ensemble
+   * (2 cores), where with no wait it did 513-708 at 1.3-1.8 ms: every entry
+   * that carried a pausing writer's txn held the next for the whole wait.
+   * Expecting only the prompt ones (then: those that did last time), it did
+   * 603-689 at 1.3-1.4 ms, and 8 writers in a loop still did as many as
+   * before (5,851-6,868 setData/s before, 6,151-6,875 after).
    *
    * <p>A single server's entry costs one fsync of a preallocated file (about
    * 0.1 ms here) and no messages, but there too 8 writers fell into groups

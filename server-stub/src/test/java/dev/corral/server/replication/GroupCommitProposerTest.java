@@ -469,7 +469,7 @@ class GroupCommitProposerTest {
    * behind it.
    */
   private Submitted oneInFlightAndTwoQueued() throws InterruptedException {
-    answerInTurn(1, PROMPT_AS_A_RULE);
+    answerUntilPromptAsARule(1);
     proposer.propose(Txn.newBuilder().setSessionId(1));
     Submitted first = nextSubmitted();
     proposer.propose(Txn.newBuilder().setSessionId(2));
@@ -478,11 +478,25 @@ class GroupCommitProposerTest {
   }
 
   /**
-   * Txns of a session answered in turn after which its next one comes back
-   * promptly as a rule: the 13th in a row to come back promptly (the first
-   * had no answer before it).
+   * Proposes txns of {@code session}, each once the one before was answered,
+   * until its next one comes back promptly as a rule. How many that takes is
+   * the rule's own arithmetic ({@link PromptnessTest} pins it): the first txn
+   * has no answer before it, and the next one is the last prompt return needed.
    */
-  private static final int PROMPT_AS_A_RULE = 13;
+  private void answerUntilPromptAsARule(long session) throws InterruptedException {
+    answerInTurn(session, promptReturnsUntilExpectedBack());
+  }
+
+  private static int promptReturnsUntilExpectedBack() {
+    GroupCommitProposer.Promptness promptness = GroupCommitProposer.Promptness.firstAnswered(0);
+    for (int returns = 1; returns <= 1_000; returns++) {
+      promptness = promptness.queued(0, 1);
+      if (promptness.expectedBack()) {
+        return returns;
+      }
+    }
+    throw new AssertionError("a session back promptly 1,000 times in a row is still not expected back");
+  }
 
   /** Proposes {@code times} txns of {@code session}, each once the one before was answered. */
   private void answerInTurn(long session, int times) throws InterruptedException {
@@ -575,7 +589,7 @@ class GroupCommitProposerTest {
   @Test
   void ofAnAnsweredEntryOnlyTheSessionsThatCameBackPromptlyAreWaitedFor() throws Exception {
     start(b -> b.maxEntriesInFlight(1).batchWait(Duration.ofMinutes(1)));
-    answerInTurn(1, PROMPT_AS_A_RULE);
+    answerUntilPromptAsARule(1);
     proposer.propose(Txn.newBuilder().setSessionId(9));
     Submitted first = nextSubmitted();
     proposer.propose(Txn.newBuilder().setSessionId(1)); // back promptly
