@@ -15,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -204,10 +205,17 @@ public final class CorralServer implements AutoCloseable {
       Thread.currentThread().interrupt();
       grpc.shutdownNow();
     }
-    try {
-      replicator.takeSnapshot();
-    } catch (RuntimeException e) {
-      log.error("Snapshot on shutdown failed; the log will be replayed on restart", e);
+    // A server that stopped applying the log may hold half an entry in its tree: a snapshot of it would
+    // record that entry as not applied, and a restart would apply it twice. Its log is replayed instead.
+    Optional<String> failure = core.failure();
+    if (failure.isPresent()) {
+      log.warn("No snapshot on shutdown ({}); the log will be replayed on restart", failure.get());
+    } else {
+      try {
+        replicator.takeSnapshot();
+      } catch (RuntimeException e) {
+        log.error("Snapshot on shutdown failed; the log will be replayed on restart", e);
+      }
     }
     replicator.close();
     state.set(State.CLOSED);

@@ -40,6 +40,7 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
         .setNodes(core.nodeCount())
         .setTreeDigest(Long.toHexString(core.digest()))
         .addAllMembers(view.members())
+        .setFailure(core.failure().orElse(""))
         .build();
   }
 }
