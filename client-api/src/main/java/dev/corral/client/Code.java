@@ -34,6 +34,12 @@ public enum Code {
   /** The operation did not complete in time; it may or may not have happened. */
   OPERATION_TIMEOUT(true),
   INTERNAL(false),
+  /**
+   * The server ended the stream because this client did not read what it was
+   * sent; the session lives on (the client re-attaches). The operation may or
+   * may not have happened.
+   */
+  CLIENT_NOT_READING(true),
   /** The connection broke before the answer came; the operation may or may not have happened. */
   CONNECTION_LOSS(true),
   /** The client was closed. */

@@ -21,6 +21,8 @@ import java.util.Set;
  * @param maxDataBytes largest node data accepted (DATA_TOO_LARGE above)
  * @param maxRequestBytes largest message accepted on a stream (the stream is refused above)
  * @param maxOutstandingRequests requests of one session in flight before flow control holds back
+ * @param maxUnreadBytes bytes sent to a stream whose client is not reading before the stream is ended
+ *     with CLIENT_NOT_READING: what a client that stops reading may hold in the server's memory
  * @param snapshotEvery take a snapshot after this many log entries
  * @param ttlCheckInterval how often expired TTL nodes are looked for
  * @param memberId this server's id in {@code members}
@@ -44,6 +46,7 @@ public record ServerConfig(
     int maxDataBytes,
     int maxRequestBytes,
     int maxOutstandingRequests,
+    long maxUnreadBytes,
     long snapshotEvery,
     Duration ttlCheckInterval,
     String memberId,
@@ -56,6 +59,7 @@ public record ServerConfig(
   public static final int DEFAULT_PORT = 7181;
   public static final Duration DEFAULT_TICK = Duration.ofSeconds(2);
   public static final int DEFAULT_MAX_DATA_BYTES = 1024 * 1024;
+  public static final long DEFAULT_MAX_UNREAD_BYTES = 64L << 20;
   /** The member id of a single server: stable, since the Raft log names it. */
   public static final String SINGLE_MEMBER_ID = "1";
   /**
@@ -81,6 +85,9 @@ public record ServerConfig(
           "maxRequestBytes (" + maxRequestBytes + ") must exceed maxDataBytes (" + maxDataBytes + ")");
     }
     requireRange("maxOutstandingRequests", maxOutstandingRequests, 1, 1_000_000);
+    if (maxUnreadBytes < 1) {
+      throw new IllegalArgumentException("maxUnreadBytes must be positive, was " + maxUnreadBytes);
+    }
     if (snapshotEvery < 1) {
       throw new IllegalArgumentException("snapshotEvery must be >= 1, was " + snapshotEvery);
     }
@@ -167,6 +174,7 @@ public record ServerConfig(
     private int maxDataBytes = DEFAULT_MAX_DATA_BYTES;
     private Integer maxRequestBytes;
     private int maxOutstandingRequests = 1000;
+    private long maxUnreadBytes = DEFAULT_MAX_UNREAD_BYTES;
     private long snapshotEvery = 100_000;
     private Duration ttlCheckInterval;
     private String memberId;
@@ -229,6 +237,12 @@ public record ServerConfig(
     public Builder maxOutstandingRequests(int maxOutstandingRequests) {
       once("maxOutstandingRequests");
       this.maxOutstandingRequests = maxOutstandingRequests;
+      return this;
+    }
+
+    public Builder maxUnreadBytes(long maxUnreadBytes) {
+      once("maxUnreadBytes");
+      this.maxUnreadBytes = maxUnreadBytes;
       return this;
     }
 
@@ -299,7 +313,7 @@ public record ServerConfig(
       Duration max = electionTimeoutMax != null ? electionTimeoutMax
           : single ? Duration.ofMillis(200) : DEFAULT_ELECTION_TIMEOUT_MAX;
       return new ServerConfig(bindHost, clientPort, peerPort, dataDir, tick, maxDataBytes, requestCap,
-          maxOutstandingRequests, snapshotEvery, ttlEvery, id, all, min, max, operationTimeout,
+          maxOutstandingRequests, maxUnreadBytes, snapshotEvery, ttlEvery, id, all, min, max, operationTimeout,
           logSegmentBytes);
     }
   }

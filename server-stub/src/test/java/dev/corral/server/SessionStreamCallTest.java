@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
  */
 class SessionStreamCallTest {
   static final int MAX_OUTSTANDING = 8;
+  static final int MAX_UNREAD_BYTES = 16 * 1024;
 
   final ServerCore core = new ServerCore(Clock.systemUTC(), new dev.corral.server.session.SessionTracker(System::nanoTime));
   final CoordinationService service;
@@ -38,6 +39,7 @@ class SessionStreamCallTest {
     service = new CoordinationService(core, ServerConfig.builder()
         .dataDir(Path.of("unused"))
         .maxOutstandingRequests(MAX_OUTSTANDING)
+        .maxUnreadBytes(MAX_UNREAD_BYTES)
         .build());
   }
 
@@ -58,6 +60,68 @@ class SessionStreamCallTest {
     call.ready = true;
     call.onReady.run();
     assertEquals(1 + MAX_OUTSTANDING + 3, call.requested, "once it reads again, the held-back requests are let in");
+  }
+
+  @Test
+  void aClientThatStopsReadingHasItsStreamEndedPastTheCapAndKeepsItsSession() {
+    FakeCall call = new FakeCall();
+    StreamObserver<ClientMessage> stream = service.session(call);
+    stream.onNext(connect(Connect.getDefaultInstance()));
+    Connected connected = call.sent.get(0).getConnected();
+    stream.onNext(request(create("/big", "x".repeat(4096)).setXid(1)));
+
+    call.ready = false; // the client's receive window is full: it is not reading
+    for (int xid = 2; xid <= 8 && !call.closed; xid++) {
+      stream.onNext(request(Ops.getData("/big", false).setXid(xid)));
+    }
+
+    ServerMessage last = call.sent.get(call.sent.size() - 1);
+    assertEquals(ErrorCode.CLIENT_NOT_READING, last.getFatal().getCode(), last.toString());
+    assertTrue(last.getFatal().getMessage().contains("did not read"), last.getFatal().getMessage());
+    assertTrue(call.closed, "the stream ended");
+    assertTrue(call.responses().size() <= MAX_UNREAD_BYTES / 4096 + 2,
+        call.responses().size() + " answers of 4 KiB were sent to a client not reading, past a cap of 16 KiB");
+    FakeCall again = new FakeCall();
+    service.session(again).onNext(connect(Connect.newBuilder()
+        .setSessionId(connected.getSessionId())
+        .setPassword(connected.getPassword())
+        .build()));
+    assertTrue(again.sent.get(0).getConnected().getReattached(), "the session lives on: " + again.sent);
+  }
+
+  @Test
+  void aClientThatReadsIsSentAnyAmount() {
+    FakeCall call = new FakeCall();
+    StreamObserver<ClientMessage> stream = service.session(call);
+    stream.onNext(connect(Connect.getDefaultInstance()));
+    stream.onNext(request(create("/big", "x".repeat(4096)).setXid(1)));
+
+    for (int xid = 2; xid <= 21; xid++) { // 80 KiB of answers, each read before the next is sent
+      stream.onNext(request(Ops.getData("/big", false).setXid(xid)));
+    }
+
+    assertEquals(21, call.responses().size());
+    assertFalse(call.closed);
+  }
+
+  @Test
+  void aStreamClosedUnderItByGrpcFailsNeitherTheWriteThatFiresItsWatchNorTheServer() {
+    FakeCall watcherCall = new FakeCall();
+    StreamObserver<ClientMessage> watcher = service.session(watcherCall);
+    watcher.onNext(connect(Connect.getDefaultInstance()));
+    watcher.onNext(request(exists("/x", true).setXid(1)));
+    watcherCall.closedUnderIt = true; // as gRPC does after a send that failed: every later call throws
+
+    FakeCall writerCall = new FakeCall();
+    StreamObserver<ClientMessage> writer = service.session(writerCall);
+    writer.onNext(connect(Connect.getDefaultInstance()));
+    writer.onNext(request(create("/x", "").setXid(1))); // applied, firing the watcher's watch
+
+    assertEquals(List.of(), writerCall.sent.stream().filter(ServerMessage::hasFatal).toList());
+    assertFalse(writerCall.responses().get(0).getResponse().hasError(), writerCall.responses().toString());
+    assertEquals(java.util.Optional.empty(), core.failure(), "the server still serves");
+    writer.onNext(request(exists("/x", false).setXid(2)));
+    assertTrue(writerCall.responses().get(1).getResponse().getExists().hasStat());
   }
 
   @Test
@@ -97,7 +161,9 @@ class SessionStreamCallTest {
     volatile boolean ready = true;
     int requested;
     Runnable onReady = () -> { };
-    boolean closed;
+    volatile boolean closed;
+    /** Set when gRPC closed the call under the server: every later call on it throws. */
+    volatile boolean closedUnderIt;
 
     List<ServerMessage> responses() {
       return sent.stream().filter(ServerMessage::hasResponse).toList();
@@ -105,12 +171,20 @@ class SessionStreamCallTest {
 
     @Override
     public synchronized void onNext(ServerMessage message) {
+      throwIfClosedUnderIt();
       sent.add(message);
     }
 
     @Override
     public synchronized void onError(Throwable t) {
+      throwIfClosedUnderIt();
       closed = true;
+    }
+
+    private void throwIfClosedUnderIt() {
+      if (closedUnderIt) {
+        throw new IllegalStateException("call is closed");
+      }
     }
 
     @Override

@@ -37,7 +37,7 @@ final class Replies {
       case SESSION_MOVED -> Status.ABORTED;
       case SERVER_BEHIND, NOT_READY -> Status.UNAVAILABLE;
       case OPERATION_TIMEOUT -> Status.DEADLINE_EXCEEDED;
-      case REQUEST_TOO_LARGE -> Status.RESOURCE_EXHAUSTED;
+      case REQUEST_TOO_LARGE, CLIENT_NOT_READING -> Status.RESOURCE_EXHAUSTED;
       default -> Status.INTERNAL;
     };
     return status.withDescription(fatal.getCode() + ": " + fatal.getMessage());

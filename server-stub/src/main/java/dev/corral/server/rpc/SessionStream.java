@@ -74,6 +74,8 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
   private volatile boolean ended; // written under sendLock
   private volatile boolean halfClosed;
   private long zxidSent; // guarded by sendLock: the highest zxid sent on this stream
+  /** Guarded by sendLock: bytes sent since the client last read (while the call was not ready). */
+  private long unreadBytes;
   private int unreadAnswers; // guarded by creditLock: answers sent while the client was not reading
   private final Object creditLock = new Object();
 
@@ -154,6 +156,9 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
 
   /** The client reads again (the call became ready): let in the requests held back meanwhile. */
   void ready() {
+    synchronized (sendLock) {
+      unreadBytes = 0;
+    }
     int owed;
     synchronized (creditLock) {
       owed = unreadAnswers;
@@ -493,14 +498,43 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
 
   // ------------------------------------------------------------------ output
 
-  /** Sends a message unless the stream ended; false if it did. */
+  /**
+   * Sends a message unless the stream ended; false if it did. Ends the stream
+   * with CLIENT_NOT_READING instead once more than the cap was sent while its
+   * client did not read: gRPC would buffer it all in the server's memory.
+   */
   private boolean send(ServerMessage message) {
+    long unread;
     synchronized (sendLock) {
       if (ended || out.isCancelled()) {
         return false;
       }
-      out.onNext(inZxidOrder(message));
+      ServerMessage ordered = inZxidOrder(message);
+      unreadBytes = out.isReady() ? 0 : unreadBytes + ordered.getSerializedSize();
+      unread = unreadBytes;
+      if (unread <= config.maxUnreadBytes()) {
+        return transmit(() -> out.onNext(ordered));
+      }
+    }
+    fatal(ErrorCode.CLIENT_NOT_READING, "the client did not read its stream: " + unread
+        + " bytes were sent while it was full, over the cap of " + config.maxUnreadBytes() + " bytes");
+    return false;
+  }
+
+  /**
+   * Hands {@code call} to gRPC; false, and the stream ended, if gRPC had
+   * closed the call underneath (after a send that failed). A session's dead
+   * stream must not fail the log's apply thread, which sends its events.
+   * The caller holds sendLock.
+   */
+  private boolean transmit(Runnable call) {
+    try {
+      call.run();
       return true;
+    } catch (IllegalStateException e) {
+      ended = true;
+      log.warn("The stream of session 0x{} was closed under it: {}", Long.toHexString(sessionId), e.getMessage());
+      return false;
     }
   }
 
@@ -534,8 +568,10 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
       }
       ended = true;
       if (!out.isCancelled()) {
-        out.onNext(ServerMessage.newBuilder().setFatal(error).build());
-        out.onError(Replies.statusOf(error).asRuntimeException());
+        transmit(() -> {
+          out.onNext(ServerMessage.newBuilder().setFatal(error).build());
+          out.onError(Replies.statusOf(error).asRuntimeException());
+        });
       }
     }
     log.info("Ended stream of session 0x{}: {} {}", Long.toHexString(sessionId), error.getCode(), error.getMessage());
@@ -549,7 +585,7 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
       }
       ended = true;
       if (!out.isCancelled()) {
-        out.onCompleted();
+        transmit(out::onCompleted);
       }
     }
     detach();
