@@ -9,6 +9,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,12 +51,17 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) throws Exception {
+    if (helpAsked(args)) {
+      System.out.println(usage());
+      return;
+    }
     ServerConfig config;
     try {
       config = configFrom(args);
     } catch (IllegalArgumentException | IllegalStateException | IOException e) {
       System.err.println("corral-server: " + e.getMessage());
-      System.err.println("usage: corral-server [--port N] [--data-dir DIR] [--tick DURATION] [--config FILE]");
+      System.err.println("usage: corral-server [--port N] [--data-dir DIR] [--tick DURATION] [--config FILE]"
+          + " (--help for every flag)");
       System.exit(2);
       return;
     }
@@ -74,6 +80,31 @@ public final class Main {
       stopped.countDown();
     }, "corral-shutdown"));
     stopped.await();
+  }
+
+  static boolean helpAsked(String[] args) {
+    return Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h");
+  }
+
+  /** Every flag, with its default; each may also be a line {@code key=value} of the --config file. */
+  static String usage() {
+    return String.join("\n",
+        "usage: corral-server [--flag VALUE | --flag=VALUE ...]",
+        "  --host HOST                    address the client port binds to (default 127.0.0.1)",
+        "  --port N                       client port (default " + ServerConfig.DEFAULT_PORT + "; 0 picks a free one)",
+        "  --data-dir DIR                 log and snapshots (default ./data)",
+        "  --tick DURATION                session tick, e.g. 2s, 500ms or 2000 (ms); session timeouts are"
+            + " negotiated into 2-20 ticks (default 2s)",
+        "  --max-data-bytes N             largest node data (default " + ServerConfig.DEFAULT_MAX_DATA_BYTES + ")",
+        "  --snapshot-every N             log entries between snapshots (default 100000)",
+        "  --operation-timeout DURATION   a write not applied within it fails with OPERATION_TIMEOUT (default 10s)",
+        "  --config FILE                  a file of key=value lines, the flags' names without '--';"
+            + " flags given too win",
+        "An ensemble member also takes:",
+        "  --id ID                        this member's id among the server.<id> lines",
+        "  server.<id>=HOST:CLIENT_PORT:PEER_PORT   one line per member, in the --config file",
+        "  --raft-port N                  peer port, if not its server.<id> line's",
+        "  --election-timeout-min DURATION, --election-timeout-max DURATION   (default 200ms-400ms)");
   }
 
   /** Reads flags and the optional config file into a config (flags win). */

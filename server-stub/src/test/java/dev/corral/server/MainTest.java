@@ -76,6 +76,17 @@ class MainTest {
   }
 
   @Test
+  void helpIsAskedWithEitherSpellingAndListsEveryFlag() {
+    assertTrue(Main.helpAsked(new String[] {"--help"}));
+    assertTrue(Main.helpAsked(new String[] {"--port", "9000", "-h"}));
+    assertFalse(Main.helpAsked(new String[] {"--port", "9000"}));
+    String usage = Main.usage();
+    for (String key : Main.KEYS) {
+      assertTrue(usage.contains("--" + key + " "), "--" + key + " is missing from:\n" + usage);
+    }
+  }
+
+  @Test
   void aStartFailureIsOneLineOfItsCauses() {
     IOException bind = new IOException("Failed to bind to address /127.0.0.1:7181",
         new IOException("bind(..) failed with error(-98): Address already in use"));
