@@ -52,7 +52,7 @@ final class MultiApplier {
       case GET_DATA -> Reader.getData(state, op.getGetData().getPath());
       case EXISTS -> Reader.exists(state, op.getExists().getPath());
       case OP_NOT_SET -> OpResult.newBuilder()
-          .setError(Errors.of(INVALID_ARGUMENT, "the operation has no op set"))
+          .setError(Errors.of(INVALID_ARGUMENT, "the operation has no op set, or one this server does not know"))
           .build();
     };
   }

@@ -131,7 +131,7 @@ public final class RequestValidator {
       case GET_CHILDREN -> checkRead(op.getGetChildren().getPath(), op.getGetChildren().getWatch());
       case GET_DATA -> checkRead(op.getGetData().getPath(), op.getGetData().getWatch());
       case EXISTS -> checkRead(op.getExists().getPath(), op.getExists().getWatch());
-      case OP_NOT_SET -> invalid("the operation has no op set", "");
+      case OP_NOT_SET -> invalid("the operation has no op set, or one this server does not know", "");
     };
   }
 

@@ -220,6 +220,7 @@ class MultiTest {
     Error error = h.fails(session, multi(opCreate("/a", PERSISTENT), MultiOp.getDefaultInstance()),
         ErrorCode.INVALID_ARGUMENT);
     assertTrue(error.getMessage().startsWith("op 1 "), error.getMessage());
+    assertTrue(error.getMessage().contains("one this server does not know"), error.getMessage());
     assertFalse(h.exists("/a"));
   }
 
