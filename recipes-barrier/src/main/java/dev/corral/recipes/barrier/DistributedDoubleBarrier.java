@@ -269,15 +269,13 @@ public final class DistributedDoubleBarrier {
         long retryDelayMs = 0;
         while (true) {
           long seen = signal.version();
-          if (ownExists) {
-            checkSession(signal, m.session());
-          }
+          // also once its node is deleted: the member waits for the others to go, and its session's end
+          // ends that wait, as an enter's
+          checkSession(signal, m.session());
           if (!deadline.awaitConnection(client)) {
             return false;
           }
-          if (ownExists) {
-            checkSession(signal, m.session()); // the wait may have been for a new session
-          }
+          checkSession(signal, m.session()); // the wait may have been for a new session
           try {
             List<String> all = members();
             if (round == null) {

@@ -274,6 +274,33 @@ class DistributedDoubleBarrierTest {
   }
 
   @Test
+  void aMemberWhoseSessionEndsWhileItWaitsInLeaveAfterDeletingItsNodeIsToldSo() throws Exception {
+    int qty = 2;
+    CoordinationClient firstClient = clients.connect();
+    CoordinationClient secondClient = clients.connect();
+    DistributedDoubleBarrier first = new DistributedDoubleBarrier(firstClient, PATH, qty);
+    DistributedDoubleBarrier second = new DistributedDoubleBarrier(secondClient, PATH, qty);
+    Future<?> firstEntering = threads.submit(() -> {
+      first.enter();
+      return null;
+    });
+    second.enter();
+    firstEntering.get(30, TimeUnit.SECONDS);
+    // a member other than the lowest deletes its own node as it leaves, then waits for the lowest to go
+    String lowest = memberNodes().stream().sorted().findFirst().orElseThrow();
+    boolean firstIsLowest = firstClient.getEphemerals(PATH).stream().anyMatch(node -> node.endsWith("/" + lowest));
+    CoordinationClient leaverClient = firstIsLowest ? secondClient : firstClient;
+    DistributedDoubleBarrier leaver = firstIsLowest ? second : first;
+    Future<Boolean> leaving = threads.submit(() -> leaver.leave(60, TimeUnit.SECONDS));
+    await().atMost(Clients.WAIT).until(() -> memberNodes().equals(List.of(lowest)));
+
+    server.expireSession(leaverClient.sessionId());
+
+    ExecutionException failure = assertThrows(ExecutionException.class, () -> leaving.get(30, TimeUnit.SECONDS));
+    assertInstanceOf(SessionExpiredException.class, failure.getCause());
+  }
+
+  @Test
   void aTimedOutLeaveDeletesTheMembersNodeSoTheOthersCanLeave() throws Exception {
     int qty = 2;
     DistributedDoubleBarrier impatient = new DistributedDoubleBarrier(clients.connect(), PATH, qty);
