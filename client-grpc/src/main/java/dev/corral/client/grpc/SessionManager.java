@@ -65,6 +65,7 @@ final class SessionManager implements SessionStream.Listener {
   private SessionStream current;
   private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
   private int failures;
+  private int newSessionsRefusedAsBehind; // in a row, since the last connection
   private long suspensions;
   private AbandonedSession abandoned; // given up by our clock, to close once connected again
   private AbandonedSession closing; // being closed
@@ -220,6 +221,7 @@ final class SessionManager implements SessionStream.Listener {
       attempt = null;
       current = stream;
       failures = 0;
+      newSessionsRefusedAsBehind = 0;
       boolean newSession = !connected.getReattached();
       sessionId = connected.getSessionId();
       password = connected.getPassword();
@@ -328,6 +330,9 @@ final class SessionManager implements SessionStream.Listener {
         } else {
           log.debug("Could not attach to {}: {}", stream.server(), why);
         }
+        if (code == ErrorCode.SERVER_BEHIND && sessionId == 0) {
+          newSessionRefusedAsBehind(why);
+        }
       }
       failures++;
       long delay = wasCurrent && code == ErrorCode.SESSION_MOVED ? movedAwayDelayMillis() : reconnectDelayMillis();
@@ -386,6 +391,25 @@ final class SessionManager implements SessionStream.Listener {
   }
 
   /** The session is gone: LOST, then a new session is opened (reported as RECONNECTED). */
+  /**
+   * Once every server refused a new session twice as behind the zxid this
+   * client saw, the ensemble's data is older than what the client saw
+   * (wiped, or restored from a backup), and waiting cannot help: the client
+   * forgets that zxid and opens its session there, as a new ZooKeeper handle,
+   * which has seen nothing, would. A re-attach keeps waiting: its session
+   * lives on a server that has seen it.
+   */
+  private void newSessionRefusedAsBehind(String why) {
+    newSessionsRefusedAsBehind++;
+    if (newSessionsRefusedAsBehind >= 2 * servers.size()) {
+      log.warn("Every server is behind what this client has seen ({}); its data is older than this client's"
+          + " (wiped or restored?): opening a new session on it, forgetting zxid 0x{}",
+          why, Long.toHexString(lastZxidSeen.get()));
+      lastZxidSeen.set(0);
+      newSessionsRefusedAsBehind = 0;
+    }
+  }
+
   private void lose(String why) {
     log.warn("Session 0x{} lost: {}", Long.toHexString(sessionId), why);
     sessionId = 0;

@@ -120,6 +120,23 @@ class ConnectionStateTest {
   }
 
   @Test
+  void aServerWhoseDataWasWipedIsJoinedWithANewSessionOnceItAloneAnswers() throws Exception {
+    StateRecorder recorder = new StateRecorder();
+    client = connect(recorder);
+    client.create("/seen", new byte[0], CreateMode.PERSISTENT); // the client has seen a zxid the new server has not
+    int port = server.getPort();
+
+    server.close(); // its data directory goes with it
+    recorder.awaitTail(SUSPENDED, LOST);
+    server = new TestingServer(port, TICK); // an empty server at the same address
+    recorder.awaitTail(SUSPENDED, LOST, RECONNECTED);
+
+    assertTrue(client.exists("/seen").isEmpty(), "the new server's tree is its own");
+    client.create("/after", new byte[0], CreateMode.EPHEMERAL);
+    assertEquals(client.sessionId(), client.exists("/after").orElseThrow().ephemeralOwner());
+  }
+
+  @Test
   void sessionGivenUpWhileTheServerWasDownIsClosedOnceConnectedAgain() throws Exception {
     useSlowTickServer();
     // the server restores the old session with a fresh timeout on restart: without
