@@ -66,6 +66,7 @@ final class SessionManager implements SessionStream.Listener {
   private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
   private int failures;
   private int newSessionsRefusedAsBehind; // in a row, since the last connection
+  private boolean historyDoubted; // every server refused a new session as behind: the next one asks for none
   private long suspensions;
   private AbandonedSession abandoned; // given up by our clock, to close once connected again
   private AbandonedSession closing; // being closed
@@ -178,7 +179,7 @@ final class SessionManager implements SessionStream.Listener {
           .setSessionId(sessionId)
           .setPassword(password)
           .setTimeoutMs(timeoutMs)
-          .setLastZxidSeen(lastZxidSeen.get())
+          .setLastZxidSeen(sessionId == 0 && historyDoubted ? 0 : lastZxidSeen.get())
           .build();
       log.debug("Connecting to {} (session 0x{})", server, Long.toHexString(sessionId));
       SessionStream stream = new SessionStream(server, channel(server), this, nanoClock);
@@ -222,7 +223,14 @@ final class SessionManager implements SessionStream.Listener {
       current = stream;
       failures = 0;
       newSessionsRefusedAsBehind = 0;
+      historyDoubted = false;
       boolean newSession = !connected.getReattached();
+      if (newSession && connected.getZxid() < lastZxidSeen.get()) {
+        log.warn("The ensemble's data is older than what this client saw (zxid 0x{} against 0x{}): wiped, or"
+            + " restored from a backup? Going on from its zxid", Long.toHexString(connected.getZxid()),
+            Long.toHexString(lastZxidSeen.get()));
+        lastZxidSeen.set(connected.getZxid());
+      }
       sessionId = connected.getSessionId();
       password = connected.getPassword();
       timeoutMs = connected.getTimeoutMs();
@@ -393,20 +401,20 @@ final class SessionManager implements SessionStream.Listener {
   /** The session is gone: LOST, then a new session is opened (reported as RECONNECTED). */
   /**
    * Once every server refused a new session twice as behind the zxid this
-   * client saw, the ensemble's data is older than what the client saw
-   * (wiped, or restored from a backup), and waiting cannot help: the client
-   * forgets that zxid and opens its session there, as a new ZooKeeper handle,
-   * which has seen nothing, would. A re-attach keeps waiting: its session
-   * lives on a server that has seen it.
+   * client saw, the next attempt asks for none: either a server is catching
+   * up, or the ensemble's data is older than what the client saw (wiped, or
+   * restored from a backup), where waiting cannot help. Either way the new
+   * session is safe to take: it is opened through the log, so its server
+   * answers only once it applied every change committed before it. If the
+   * answer's zxid is below the client's, the data is older and the client
+   * goes on from there, as a new ZooKeeper handle, which has seen nothing,
+   * would ({@link #connected}). A re-attach keeps asking.
    */
   private void newSessionRefusedAsBehind(String why) {
     newSessionsRefusedAsBehind++;
-    if (newSessionsRefusedAsBehind >= 2 * servers.size()) {
-      log.warn("Every server is behind what this client has seen ({}); its data is older than this client's"
-          + " (wiped or restored?): opening a new session on it, forgetting zxid 0x{}",
-          why, Long.toHexString(lastZxidSeen.get()));
-      lastZxidSeen.set(0);
-      newSessionsRefusedAsBehind = 0;
+    if (newSessionsRefusedAsBehind >= 2 * servers.size() && !historyDoubted) {
+      log.info("Every server refused a new session as behind what this client saw ({}); asking for none", why);
+      historyDoubted = true;
     }
   }
 
