@@ -469,14 +469,21 @@ public final class ServerCore implements ReplicatedState {
 
   /**
    * Attaches an existing session to {@code sink}, replacing any earlier
-   * stream (which is told it moved). Refused when the session is gone, the
-   * password is wrong, or this server is behind the client. The stream then
-   * proposes the attach through the log, ahead of anything it sends, so that
-   * what the session's earlier streams sent is refused once it is applied.
+   * stream (which is told it moved). Refused when this server is behind the
+   * client (first: a server that has not applied what the client saw may not
+   * have applied the session's creation either, and must not call it gone, as
+   * a member restarted and catching up would), the session is gone, or the
+   * password is wrong. The stream then proposes the attach through the log,
+   * ahead of anything it sends, so that what the session's earlier streams
+   * sent is refused once it is applied.
    */
   public AttachOutcome attach(long sessionId, ByteString password, long lastZxidSeen, SessionSink sink) {
     lock.readLock().lock();
     try {
+      Optional<AttachOutcome> behind = refuseIfBehind(lastZxidSeen);
+      if (behind.isPresent()) {
+        return behind.get();
+      }
       Optional<SessionRecord> session = tree.session(sessionId);
       if (session.isEmpty() || tracker.isClosing(sessionId)) {
         return AttachOutcome.refused(ErrorCode.SESSION_EXPIRED,
@@ -485,10 +492,6 @@ public final class ServerCore implements ReplicatedState {
       if (!MessageDigest.isEqual(session.get().password().toByteArray(), password.toByteArray())) {
         return AttachOutcome.refused(ErrorCode.SESSION_EXPIRED,
             "wrong password for session 0x" + Long.toHexString(sessionId));
-      }
-      Optional<AttachOutcome> behind = refuseIfBehind(lastZxidSeen);
-      if (behind.isPresent()) {
-        return behind.get();
       }
       attachSink(sessionId, sink);
       return AttachOutcome.attached(connected(session.get(), true), session.get().attachment());

@@ -125,6 +125,18 @@ class SessionStreamCallTest {
   }
 
   @Test
+  void aServerBehindTheClientSaysSoRatherThanThatItsSessionIsGone() {
+    FakeCall call = new FakeCall();
+    service.session(call).onNext(connect(Connect.newBuilder()
+        .setSessionId(0x7f0000) // a session this server has not applied the creation of (it is behind)
+        .setPassword(com.google.protobuf.ByteString.copyFrom(new byte[16]))
+        .setLastZxidSeen(core.appliedZxid() + (1L << 16))
+        .build()));
+
+    assertEquals(ErrorCode.SERVER_BEHIND, call.sent.get(0).getFatal().getCode(), call.sent.toString());
+  }
+
+  @Test
   void requestsStillArrivingOnAStreamWhoseSessionMovedAreNotRun() {
     FakeCall firstCall = new FakeCall();
     StreamObserver<ClientMessage> first = service.session(firstCall);
