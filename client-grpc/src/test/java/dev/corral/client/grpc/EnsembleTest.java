@@ -120,6 +120,28 @@ class EnsembleTest {
   }
 
   @Test
+  void aClientWhoseOnlyMemberRestartsKeepsItsSessionAndWatchesWhileTheMemberCatchesUp() throws Exception {
+    cluster = new TestingCluster(3);
+    int member = aFollower();
+    CorralClient onMember = connect(cluster.getConnectString(member), Duration.ofSeconds(10));
+    CorralClient writer = connect(cluster.getConnectString((member + 1) % cluster.size()), Duration.ofSeconds(10));
+    writer.create("/watched", new byte[0], CreateMode.PERSISTENT);
+    onMember.sync("/watched");
+    BlockingQueue<WatchedEvent> events = new LinkedBlockingQueue<>();
+    onMember.getData("/watched", events::add);
+    long session = onMember.sessionId();
+
+    cluster.killServer(member);
+    writer.setData("/watched", "while it was down".getBytes(UTF_8));
+    cluster.restartServer(member); // it applies nothing until the leader tells it what is committed
+
+    WatchedEvent event = events.poll(60, TimeUnit.SECONDS);
+    assertEquals(EventType.NODE_DATA_CHANGED, event == null ? null : event.type(), "the watch survived");
+    assertEquals(session, onMember.sessionId(), "the same session: the member was behind, not the session gone");
+    assertEquals(dev.corral.client.ConnectionState.RECONNECTED, onMember.state());
+  }
+
+  @Test
   void aMinorityDownDoesNotStopWritesAndTheMemberCatchesUpWhenBack() throws Exception {
     cluster = new TestingCluster(3);
     int follower = aFollower();
