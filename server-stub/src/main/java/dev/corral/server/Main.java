@@ -86,25 +86,35 @@ public final class Main {
     return Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h");
   }
 
-  /** Every flag, with its default; each may also be a line {@code key=value} of the --config file. */
+  /** Every flag, with its default (a default config's); each may also be a line {@code key=value} of the --config file. */
   static String usage() {
+    ServerConfig defaults = ServerConfig.builder().build();
     return String.join("\n",
         "usage: corral-server [--flag VALUE | --flag=VALUE ...]",
-        "  --host HOST                    address the client port binds to (default 127.0.0.1)",
-        "  --port N                       client port (default " + ServerConfig.DEFAULT_PORT + "; 0 picks a free one)",
-        "  --data-dir DIR                 log and snapshots (default ./data)",
+        "  --host HOST                    address the client port binds to (default " + defaults.host() + ")",
+        "  --port N                       client port (default " + defaults.port() + "; 0 picks a free one)",
+        "  --data-dir DIR                 log and snapshots (default " + Path.of(".").resolve(defaults.dataDir()) + ")",
         "  --tick DURATION                session tick, e.g. 2s, 500ms or 2000 (ms); session timeouts are"
-            + " negotiated into 2-20 ticks (default 2s)",
-        "  --max-data-bytes N             largest node data (default " + ServerConfig.DEFAULT_MAX_DATA_BYTES + ")",
-        "  --snapshot-every N             log entries between snapshots (default 100000)",
-        "  --operation-timeout DURATION   a write not applied within it fails with OPERATION_TIMEOUT (default 10s)",
+            + " negotiated into 2-20 ticks (default " + setting(defaults.tick()) + ")",
+        "  --max-data-bytes N             largest node data (default " + defaults.maxDataBytes() + ")",
+        "  --snapshot-every N             log entries between snapshots (default " + defaults.snapshotEvery() + ")",
+        "  --operation-timeout DURATION   a write not applied within it fails with OPERATION_TIMEOUT (default "
+            + setting(defaults.operationTimeout()) + ")",
         "  --config FILE                  a file of key=value lines, the flags' names without '--';"
             + " flags given too win",
         "An ensemble member also takes:",
         "  --id ID                        this member's id among the server.<id> lines",
         "  server.<id>=HOST:CLIENT_PORT:PEER_PORT   one line per member, in the --config file",
         "  --raft-port N                  peer port, if not its server.<id> line's",
-        "  --election-timeout-min DURATION, --election-timeout-max DURATION   (default 200ms-400ms)");
+        "  --election-timeout-min DURATION, --election-timeout-max DURATION   (default "
+            + setting(ServerConfig.DEFAULT_ELECTION_TIMEOUT_MIN) + "-"
+            + setting(ServerConfig.DEFAULT_ELECTION_TIMEOUT_MAX) + ")");
+  }
+
+  /** A duration as {@link #durationOf} reads it: whole seconds as "2s", else milliseconds as "500ms". */
+  static String setting(Duration duration) {
+    long millis = duration.toMillis();
+    return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
   }
 
   /** Reads flags and the optional config file into a config (flags win). */

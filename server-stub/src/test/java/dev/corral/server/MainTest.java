@@ -87,6 +87,15 @@ class MainTest {
   }
 
   @Test
+  void defaultsInTheHelpAreWrittenAsTheSettingsReadThem() {
+    for (Duration d : List.of(Duration.ofSeconds(2), Duration.ofMillis(200), Duration.ofMillis(1500))) {
+      assertEquals(d, Main.durationOf("tick", Main.setting(d)));
+    }
+    assertEquals("2s", Main.setting(Duration.ofSeconds(2)));
+    assertEquals("200ms", Main.setting(Duration.ofMillis(200)));
+  }
+
+  @Test
   void aStartFailureIsOneLineOfItsCauses() {
     IOException bind = new IOException("Failed to bind to address /127.0.0.1:7181",
         new IOException("bind(..) failed with error(-98): Address already in use"));

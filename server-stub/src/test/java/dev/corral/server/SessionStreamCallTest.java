@@ -45,14 +45,13 @@ class SessionStreamCallTest {
 
   @Test
   void clientThatStopsReadingIsNotReadFromUntilItCatchesUp() {
-    FakeCall call = new FakeCall();
-    StreamObserver<ClientMessage> stream = service.session(call);
-    stream.onNext(connect(Connect.getDefaultInstance()));
+    Opened session = openNewSession();
+    FakeCall call = session.call();
     assertEquals(1 + MAX_OUTSTANDING, call.requested, "the handshake, then the requests a session may have in flight");
 
     call.ready = false; // the client's receive window is full: it is not reading
     for (int i = 0; i < 3; i++) {
-      stream.onNext(request(ping().setXid(i + 1)));
+      session.in().onNext(request(ping().setXid(i + 1)));
     }
     assertEquals(3, call.responses().size());
     assertEquals(1 + MAX_OUTSTANDING, call.requested, "no further request is read while the client is not reading");
@@ -64,15 +63,13 @@ class SessionStreamCallTest {
 
   @Test
   void aClientThatStopsReadingHasItsStreamEndedPastTheCapAndKeepsItsSession() {
-    FakeCall call = new FakeCall();
-    StreamObserver<ClientMessage> stream = service.session(call);
-    stream.onNext(connect(Connect.getDefaultInstance()));
-    Connected connected = call.sent.get(0).getConnected();
-    stream.onNext(request(create("/big", "x".repeat(4096)).setXid(1)));
+    Opened session = openNewSession();
+    FakeCall call = session.call();
+    session.in().onNext(request(create("/big", "x".repeat(4096)).setXid(1)));
 
     call.ready = false; // the client's receive window is full: it is not reading
     for (int xid = 2; xid <= 8 && !call.closed; xid++) {
-      stream.onNext(request(Ops.getData("/big", false).setXid(xid)));
+      session.in().onNext(request(Ops.getData("/big", false).setXid(xid)));
     }
 
     ServerMessage last = call.sent.get(call.sent.size() - 1);
@@ -81,82 +78,89 @@ class SessionStreamCallTest {
     assertTrue(call.closed, "the stream ended");
     assertTrue(call.responses().size() <= MAX_UNREAD_BYTES / 4096 + 2,
         call.responses().size() + " answers of 4 KiB were sent to a client not reading, past a cap of 16 KiB");
-    FakeCall again = new FakeCall();
-    service.session(again).onNext(connect(Connect.newBuilder()
-        .setSessionId(connected.getSessionId())
-        .setPassword(connected.getPassword())
-        .build()));
+    FakeCall again = open(reattaching(session.connected())).call();
     assertTrue(again.sent.get(0).getConnected().getReattached(), "the session lives on: " + again.sent);
   }
 
   @Test
   void aClientThatReadsIsSentAnyAmount() {
-    FakeCall call = new FakeCall();
-    StreamObserver<ClientMessage> stream = service.session(call);
-    stream.onNext(connect(Connect.getDefaultInstance()));
-    stream.onNext(request(create("/big", "x".repeat(4096)).setXid(1)));
+    Opened session = openNewSession();
+    session.in().onNext(request(create("/big", "x".repeat(4096)).setXid(1)));
 
     for (int xid = 2; xid <= 21; xid++) { // 80 KiB of answers, each read before the next is sent
-      stream.onNext(request(Ops.getData("/big", false).setXid(xid)));
+      session.in().onNext(request(Ops.getData("/big", false).setXid(xid)));
     }
 
-    assertEquals(21, call.responses().size());
-    assertFalse(call.closed);
+    assertEquals(21, session.call().responses().size());
+    assertFalse(session.call().closed);
   }
 
   @Test
   void aStreamClosedUnderItByGrpcFailsNeitherTheWriteThatFiresItsWatchNorTheServer() {
-    FakeCall watcherCall = new FakeCall();
-    StreamObserver<ClientMessage> watcher = service.session(watcherCall);
-    watcher.onNext(connect(Connect.getDefaultInstance()));
-    watcher.onNext(request(exists("/x", true).setXid(1)));
-    watcherCall.closedUnderIt = true; // as gRPC does after a send that failed: every later call throws
+    Opened watcher = openNewSession();
+    watcher.in().onNext(request(exists("/x", true).setXid(1)));
+    watcher.call().closedUnderIt = true; // as gRPC does after a send that failed: every later call throws
 
-    FakeCall writerCall = new FakeCall();
-    StreamObserver<ClientMessage> writer = service.session(writerCall);
-    writer.onNext(connect(Connect.getDefaultInstance()));
-    writer.onNext(request(create("/x", "").setXid(1))); // applied, firing the watcher's watch
+    Opened writer = openNewSession();
+    writer.in().onNext(request(create("/x", "").setXid(1))); // applied, firing the watcher's watch
 
+    FakeCall writerCall = writer.call();
     assertEquals(List.of(), writerCall.sent.stream().filter(ServerMessage::hasFatal).toList());
     assertFalse(writerCall.responses().get(0).getResponse().hasError(), writerCall.responses().toString());
     assertEquals(java.util.Optional.empty(), core.failure(), "the server still serves");
-    writer.onNext(request(exists("/x", false).setXid(2)));
+    writer.in().onNext(request(exists("/x", false).setXid(2)));
     assertTrue(writerCall.responses().get(1).getResponse().getExists().hasStat());
   }
 
   @Test
   void aServerBehindTheClientSaysSoRatherThanThatItsSessionIsGone() {
-    FakeCall call = new FakeCall();
-    service.session(call).onNext(connect(Connect.newBuilder()
+    FakeCall call = open(Connect.newBuilder()
         .setSessionId(0x7f0000) // a session this server has not applied the creation of (it is behind)
         .setPassword(com.google.protobuf.ByteString.copyFrom(new byte[16]))
         .setLastZxidSeen(core.appliedZxid() + (1L << 16))
-        .build()));
+        .build()).call();
 
     assertEquals(ErrorCode.SERVER_BEHIND, call.sent.get(0).getFatal().getCode(), call.sent.toString());
   }
 
   @Test
   void requestsStillArrivingOnAStreamWhoseSessionMovedAreNotRun() {
-    FakeCall firstCall = new FakeCall();
-    StreamObserver<ClientMessage> first = service.session(firstCall);
-    first.onNext(connect(Connect.getDefaultInstance()));
-    Connected connected = firstCall.sent.get(0).getConnected();
+    Opened first = openNewSession();
+    Connected connected = first.connected();
 
-    FakeCall secondCall = new FakeCall();
-    StreamObserver<ClientMessage> second = service.session(secondCall);
-    second.onNext(connect(Connect.newBuilder()
-        .setSessionId(connected.getSessionId())
-        .setPassword(connected.getPassword())
-        .build()));
-    assertTrue(secondCall.sent.get(0).getConnected().getReattached());
-    assertEquals(ErrorCode.SESSION_MOVED, firstCall.sent.get(1).getFatal().getCode());
+    Opened second = open(reattaching(connected));
+    assertTrue(second.connected().getReattached());
+    assertEquals(ErrorCode.SESSION_MOVED, first.call().sent.get(1).getFatal().getCode());
 
-    first.onNext(request(create("/late", "").setXid(1))); // was in flight on the old stream
-    assertEquals(2, firstCall.sent.size(), "nothing more is sent on the ended stream");
+    first.in().onNext(request(create("/late", "").setXid(1))); // was in flight on the old stream
+    assertEquals(2, first.call().sent.size(), "nothing more is sent on the ended stream");
     Request existsLate = exists("/late", false).build();
     assertFalse(core.readLocked(() -> core.read(connected.getSessionId(), existsLate)).getExists().hasStat(),
         "the old stream's request did not run on behalf of the session");
+  }
+
+  /** A session stream over a fresh fake call: what the test sends in, and what the call recorded. */
+  private record Opened(FakeCall call, StreamObserver<ClientMessage> in) {
+    /** The handshake's answer (the first message sent). */
+    Connected connected() {
+      return call.sent.get(0).getConnected();
+    }
+  }
+
+  /** A stream through the service, {@code connect} sent on it. */
+  private Opened open(Connect connect) {
+    FakeCall call = new FakeCall();
+    StreamObserver<ClientMessage> in = service.session(call);
+    in.onNext(connect(connect));
+    return new Opened(call, in);
+  }
+
+  private Opened openNewSession() {
+    return open(Connect.getDefaultInstance());
+  }
+
+  private static Connect reattaching(Connected connected) {
+    return Connect.newBuilder().setSessionId(connected.getSessionId()).setPassword(connected.getPassword()).build();
   }
 
   private static ClientMessage connect(Connect connect) {

@@ -66,7 +66,6 @@ final class SessionManager implements SessionStream.Listener {
   private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
   private int failures;
   private int newSessionsRefusedAsBehind; // in a row, since the last connection
-  private boolean historyDoubted; // every server refused a new session as behind: the next one asks for none
   private long suspensions;
   private AbandonedSession abandoned; // given up by our clock, to close once connected again
   private AbandonedSession closing; // being closed
@@ -179,7 +178,7 @@ final class SessionManager implements SessionStream.Listener {
           .setSessionId(sessionId)
           .setPassword(password)
           .setTimeoutMs(timeoutMs)
-          .setLastZxidSeen(sessionId == 0 && historyDoubted ? 0 : lastZxidSeen.get())
+          .setLastZxidSeen(sessionId == 0 && historyDoubted() ? 0 : lastZxidSeen.get())
           .build();
       log.debug("Connecting to {} (session 0x{})", server, Long.toHexString(sessionId));
       SessionStream stream = new SessionStream(server, channel(server), this, nanoClock);
@@ -223,7 +222,6 @@ final class SessionManager implements SessionStream.Listener {
       current = stream;
       failures = 0;
       newSessionsRefusedAsBehind = 0;
-      historyDoubted = false;
       boolean newSession = !connected.getReattached();
       if (newSession && connected.getZxid() < lastZxidSeen.get()) {
         log.warn("The ensemble's data is older than what this client saw (zxid 0x{} against 0x{}): wiped, or"
@@ -338,8 +336,8 @@ final class SessionManager implements SessionStream.Listener {
         } else {
           log.debug("Could not attach to {}: {}", stream.server(), why);
         }
-        if (code == ErrorCode.SERVER_BEHIND && sessionId == 0) {
-          newSessionRefusedAsBehind(why);
+        if (code == ErrorCode.SERVER_BEHIND && sessionId == 0 && ++newSessionsRefusedAsBehind == doubtAfter()) {
+          log.info("Every server refused a new session as behind what this client saw ({}); asking for none", why);
         }
       }
       failures++;
@@ -398,26 +396,26 @@ final class SessionManager implements SessionStream.Listener {
     }
   }
 
-  /** The session is gone: LOST, then a new session is opened (reported as RECONNECTED). */
   /**
-   * Once every server refused a new session twice as behind the zxid this
-   * client saw, the next attempt asks for none: either a server is catching
-   * up, or the ensemble's data is older than what the client saw (wiped, or
-   * restored from a backup), where waiting cannot help. Either way the new
-   * session is safe to take: it is opened through the log, so its server
-   * answers only once it applied every change committed before it. If the
-   * answer's zxid is below the client's, the data is older and the client
+   * Whether every server refused a new session twice as behind the zxid this
+   * client saw: then the next attempt asks for none. Either a server is
+   * catching up, or the ensemble's data is older than what the client saw
+   * (wiped, or restored from a backup), where waiting cannot help. Either way
+   * the new session is safe to take: it is opened through the log, so its
+   * server answers only once it applied every change committed before it. If
+   * the answer's zxid is below the client's, the data is older and the client
    * goes on from there, as a new ZooKeeper handle, which has seen nothing,
-   * would ({@link #connected}). A re-attach keeps asking.
+   * would ({@link #connected}). A re-attach keeps asking. The caller holds the lock.
    */
-  private void newSessionRefusedAsBehind(String why) {
-    newSessionsRefusedAsBehind++;
-    if (newSessionsRefusedAsBehind >= 2 * servers.size() && !historyDoubted) {
-      log.info("Every server refused a new session as behind what this client saw ({}); asking for none", why);
-      historyDoubted = true;
-    }
+  private boolean historyDoubted() {
+    return newSessionsRefusedAsBehind >= doubtAfter();
   }
 
+  private int doubtAfter() {
+    return 2 * servers.size();
+  }
+
+  /** The session is gone: LOST, then a new session is opened (reported as RECONNECTED). */
   private void lose(String why) {
     log.warn("Session 0x{} lost: {}", Long.toHexString(sessionId), why);
     sessionId = 0;

@@ -74,7 +74,7 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
   private volatile boolean ended; // written under sendLock
   private volatile boolean halfClosed;
   private long zxidSent; // guarded by sendLock: the highest zxid sent on this stream
-  /** Guarded by sendLock: bytes sent since the client last read (while the call was not ready). */
+  /** Guarded by sendLock: bytes sent since the call was last ready (the client read); see send. */
   private long unreadBytes;
   private int unreadAnswers; // guarded by creditLock: answers sent while the client was not reading
   private final Object creditLock = new Object();
@@ -156,9 +156,6 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
 
   /** The client reads again (the call became ready): let in the requests held back meanwhile. */
   void ready() {
-    synchronized (sendLock) {
-      unreadBytes = 0;
-    }
     int owed;
     synchronized (creditLock) {
       owed = unreadAnswers;
