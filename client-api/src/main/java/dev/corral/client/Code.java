@@ -40,6 +40,12 @@ public enum Code {
    * may not have happened.
    */
   CLIENT_NOT_READING(true),
+  /**
+   * The answer was larger than this client takes (64 MiB), e.g. a multi of
+   * many large reads: the operation was carried out (a write took effect),
+   * only its answer was withheld. Read less at once.
+   */
+  RESPONSE_TOO_LARGE(false),
   /** The connection broke before the answer came; the operation may or may not have happened. */
   CONNECTION_LOSS(true),
   /** The client was closed. */

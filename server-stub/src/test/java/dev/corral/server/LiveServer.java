@@ -39,8 +39,18 @@ final class LiveServer implements AutoCloseable {
     return server;
   }
 
+  /** A channel with gRPC's default receive limit, 4 MiB. */
   ManagedChannel channel() {
-    ManagedChannel channel = NettyChannelBuilder.forAddress("127.0.0.1", server.port()).usePlaintext().build();
+    return channel(NettyChannelBuilder.forAddress("127.0.0.1", server.port()));
+  }
+
+  /** A channel that receives messages of up to {@code maxInboundBytes}. */
+  ManagedChannel channel(int maxInboundBytes) {
+    return channel(NettyChannelBuilder.forAddress("127.0.0.1", server.port()).maxInboundMessageSize(maxInboundBytes));
+  }
+
+  private ManagedChannel channel(NettyChannelBuilder builder) {
+    ManagedChannel channel = builder.usePlaintext().build();
     channels.add(channel);
     return channel;
   }

@@ -63,8 +63,13 @@ final class RawSession implements AutoCloseable {
 
   /** Opens a new session with the requested timeout. */
   static RawSession open(ManagedChannel channel, int timeoutMs) {
+    return open(channel, Connect.newBuilder().setTimeoutMs(timeoutMs));
+  }
+
+  /** Opens a new session with this handshake. */
+  static RawSession open(ManagedChannel channel, Connect.Builder connect) {
     RawSession session = new RawSession(channel);
-    session.send(ClientMessage.newBuilder().setConnect(Connect.newBuilder().setTimeoutMs(timeoutMs)).build());
+    session.send(ClientMessage.newBuilder().setConnect(connect).build());
     session.connected = session.next().getConnected();
     assertNotNull(session.connected);
     return session;

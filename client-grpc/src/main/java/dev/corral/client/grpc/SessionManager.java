@@ -179,6 +179,7 @@ final class SessionManager implements SessionStream.Listener {
           .setPassword(password)
           .setTimeoutMs(timeoutMs)
           .setLastZxidSeen(sessionId == 0 && historyDoubted() ? 0 : lastZxidSeen.get())
+          .setMaxMessageBytes(MAX_INBOUND_BYTES)
           .build();
       log.debug("Connecting to {} (session 0x{})", server, Long.toHexString(sessionId));
       SessionStream stream = new SessionStream(server, channel(server), this, nanoClock);

@@ -314,6 +314,21 @@ class ClientEdgeCasesTest {
   }
 
   @Test
+  void aListingLargerThanGrpcsDefaultMessageComesWhole() throws Exception {
+    client.create("/crowd", NONE, CreateMode.PERSISTENT);
+    int children = 4500;
+    List<CompletableFuture<Created>> creates = new ArrayList<>();
+    for (int i = 0; i < children; i++) { // names of 1,000 characters: a listing of 4.5 MB
+      creates.add(client.async().create("/crowd/" + String.format("%01000d", i), NONE,
+          CreateOptions.of(CreateMode.PERSISTENT)));
+    }
+    CompletableFuture.allOf(creates.toArray(CompletableFuture[]::new)).get(WAIT_SECONDS, TimeUnit.SECONDS);
+
+    // over 4 MiB, which a server answers a client that does not say it takes more with RESPONSE_TOO_LARGE
+    assertEquals(children, client.getChildren("/crowd").size());
+  }
+
+  @Test
   void creatingWithParentContainersWhenTheParentsExistCreatesJustTheNode() throws Exception {
     client.create("/p", NONE, CreateMode.PERSISTENT);
     client.create("/p/q", NONE, CreateMode.PERSISTENT);

@@ -59,6 +59,11 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
 
   private enum Phase { AWAITING_CONNECT, CONNECTING, ATTACHED }
 
+  /** What a client takes when its Connect does not say: gRPC's default receive limit. */
+  static final int DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+  /** The least a client may say it takes: room for the error that replaces a larger answer. */
+  static final int MIN_MAX_MESSAGE_BYTES = 1024;
+
   private final ServerCore core;
   private final RequestValidator validator;
   private final ServerConfig config;
@@ -74,6 +79,8 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
   private volatile boolean ended; // written under sendLock
   private volatile boolean halfClosed;
   private long zxidSent; // guarded by sendLock: the highest zxid sent on this stream
+  /** The largest message the client takes (Connect.max_message_bytes); set before anything is answered. */
+  private volatile int maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES;
   /** Guarded by sendLock: bytes sent since the call was last ready (the client read); see send. */
   private long unreadBytes;
   private int unreadAnswers; // guarded by creditLock: answers sent while the client was not reading
@@ -178,6 +185,15 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
     if (failure.isPresent()) {
       fatal(ErrorCode.NOT_READY, failure.get());
       return;
+    }
+    int takes = connect.getMaxMessageBytes();
+    if (takes != 0 && takes < MIN_MAX_MESSAGE_BYTES) {
+      fatal(ErrorCode.INVALID_ARGUMENT, "max_message_bytes is " + takes + "; it must be at least "
+          + MIN_MAX_MESSAGE_BYTES + ", or 0 for gRPC's default of " + DEFAULT_MAX_MESSAGE_BYTES);
+      return;
+    }
+    if (takes != 0) {
+      maxMessageBytes = takes;
     }
     if (connect.getSessionId() == 0) {
       openSession(connect);
@@ -506,7 +522,7 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
       if (ended || out.isCancelled()) {
         return false;
       }
-      ServerMessage ordered = inZxidOrder(message);
+      ServerMessage ordered = fitted(inZxidOrder(message));
       unreadBytes = out.isReady() ? 0 : unreadBytes + ordered.getSerializedSize();
       unread = unreadBytes;
       if (unread <= config.maxUnreadBytes()) {
@@ -533,6 +549,24 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
       log.warn("The stream of session 0x{} was closed under it: {}", Long.toHexString(sessionId), e.getMessage());
       return false;
     }
+  }
+
+  /**
+   * The message, or, for an answer larger than the client takes, a
+   * RESPONSE_TOO_LARGE error in its place: the client's gRPC would end the
+   * stream on the answer (a getChildren of a node with many children, a multi
+   * of many reads). Protobuf keeps the size it computes here for the send.
+   */
+  private ServerMessage fitted(ServerMessage message) {
+    int size = message.getSerializedSize();
+    if (size <= maxMessageBytes || !message.hasResponse()) {
+      return message;
+    }
+    Response answer = message.getResponse();
+    Error tooLarge = Replies.error(ErrorCode.RESPONSE_TOO_LARGE, "the answer to request xid " + answer.getXid()
+        + " takes " + size + " bytes, over the " + maxMessageBytes + " this client takes (Connect.max_message_bytes);"
+        + " the request was carried out, only its answer is withheld");
+    return ServerMessage.newBuilder().setResponse(Replies.failed(answer.getXid(), answer.getZxid(), tooLarge)).build();
   }
 
   /**
