@@ -83,7 +83,8 @@ public final class Main {
   }
 
   static boolean helpAsked(String[] args) {
-    return Arrays.asList(args).contains("--help") || Arrays.asList(args).contains("-h");
+    List<String> given = Arrays.asList(args);
+    return given.contains("--help") || given.contains("-h");
   }
 
   /** Every flag, with its default (a default config's); each may also be a line {@code key=value} of the --config file. */

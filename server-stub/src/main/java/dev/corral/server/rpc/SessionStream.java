@@ -187,12 +187,12 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
       return;
     }
     int takes = connect.getMaxMessageBytes();
-    if (takes != 0 && takes < MIN_MAX_MESSAGE_BYTES) {
-      fatal(ErrorCode.INVALID_ARGUMENT, "max_message_bytes is " + takes + "; it must be at least "
-          + MIN_MAX_MESSAGE_BYTES + ", or 0 for gRPC's default of " + DEFAULT_MAX_MESSAGE_BYTES);
-      return;
-    }
     if (takes != 0) {
+      if (takes < MIN_MAX_MESSAGE_BYTES) {
+        fatal(ErrorCode.INVALID_ARGUMENT, "max_message_bytes is " + takes + "; it must be at least "
+            + MIN_MAX_MESSAGE_BYTES + ", or 0 for gRPC's default of " + DEFAULT_MAX_MESSAGE_BYTES);
+        return;
+      }
       maxMessageBytes = takes;
     }
     if (connect.getSessionId() == 0) {
@@ -558,8 +558,11 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
    * of many reads). Protobuf keeps the size it computes here for the send.
    */
   private ServerMessage fitted(ServerMessage message) {
+    if (!message.hasResponse()) {
+      return message;
+    }
     int size = message.getSerializedSize();
-    if (size <= maxMessageBytes || !message.hasResponse()) {
+    if (size <= maxMessageBytes) {
       return message;
     }
     Response answer = message.getResponse();
