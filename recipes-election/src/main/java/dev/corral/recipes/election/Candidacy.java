@@ -34,6 +34,11 @@ final class Candidacy {
     return Optional.ofNullable(node);
   }
 
+  /** Whether {@code path} is our node and the current session owns it. */
+  boolean isCurrent(String path) {
+    return node != null && node.path().equals(path) && node.session() == client.sessionId();
+  }
+
   /**
    * Makes sure we hold a node owned by the current session (joining the queue
    * if not) and tells where it stands. A node of an earlier session is deleted

@@ -48,12 +48,18 @@ final class Contenders {
     }
   }
 
-  /** Where a node stands: gone, first, or behind {@code predecessor} (a full path). */
-  record Standing(Kind kind, String predecessor) {
+  /**
+   * Where a node stands: gone, first, or behind {@code predecessor} (a full
+   * path). {@code turnWatchable} when every sequential sibling with a lower
+   * counter is a contender: then a {@link dev.corral.client.AddWatchMode#FIRST}
+   * watch on the node fires exactly when it comes first in this queue (a
+   * sibling made later has a higher counter, so none can get in front).
+   */
+  record Standing(Kind kind, String predecessor, boolean turnWatchable) {
     enum Kind { GONE, FIRST, BEHIND }
 
-    static final Standing GONE = new Standing(Kind.GONE, "");
-    static final Standing FIRST = new Standing(Kind.FIRST, "");
+    static final Standing GONE = new Standing(Kind.GONE, "", false);
+    static final Standing FIRST = new Standing(Kind.FIRST, "", false);
   }
 
   /** A node just created, with where it stands. */
@@ -99,8 +105,17 @@ final class Contenders {
     if (index < 0) {
       return Standing.GONE;
     }
-    return index == 0 ? Standing.FIRST
-        : new Standing(Standing.Kind.BEHIND, Paths.join(path, queue.get(index - 1)));
+    if (index == 0) {
+      return Standing.FIRST;
+    }
+    return new Standing(Standing.Kind.BEHIND, Paths.join(path, queue.get(index - 1)),
+        sequentialBefore(children, node.name()) == index);
+  }
+
+  /** How many of {@code children} carry a sequence counter lower than {@code name}'s. */
+  private static long sequentialBefore(List<String> children, String name) {
+    long ours = SequentialNames.sequenceOf(name);
+    return children.stream().mapToLong(SequentialNames::sequenceOf).filter(seq -> seq >= 0 && seq < ours).count();
   }
 
   /**

@@ -1,11 +1,13 @@
 package dev.corral.recipes.election;
 
 import dev.corral.client.recipe.Deadline;
+import dev.corral.client.AddWatchMode;
 import dev.corral.client.ClientClosedException;
 import dev.corral.client.ConnectionState;
 import dev.corral.client.ConnectionStateListener;
 import dev.corral.client.CoordinationClient;
 import dev.corral.client.CoordinationException;
+import dev.corral.client.EventType;
 import dev.corral.client.PathRules;
 import dev.corral.client.Stat;
 import dev.corral.client.Watcher;
@@ -32,7 +34,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each latch queues a protected ephemeral-sequential node (its id as data)
  * under the path, creating it and listing its siblings in one multi; the
- * lowest sequence leads; every other latch watches only its predecessor.
+ * lowest sequence leads. Every other latch leaves a one-shot
+ * {@link AddWatchMode#FIRST} watch on its own node, whose event tells it that
+ * no earlier node is left: it leads on that event, with no further read. (A
+ * latch behind a sequential node that is not a contender, which such a watch
+ * would wait for too, watches its predecessor instead, as Curator's does.)
  *
  * <ul>
  *   <li>On SUSPENDED or LOST, leadership is given up at once (listeners hear
@@ -91,7 +97,9 @@ public final class LeaderLatch implements AutoCloseable {
   private final ScheduledExecutorService loop;
   private final ConnectionStateListener connectionListener = (c, newState) -> onStateChanged(newState);
   private final Watcher queueWatcher = event -> {
-    if (!event.type().isWatchRemoval()) { // our own forgetWatch: nothing changed
+    if (event.type() == EventType.NODE_FIRST) {
+      submit(() -> turnCame(event.path()));
+    } else if (!event.type().isWatchRemoval()) { // our own forgetWatch: nothing changed
       submit(this::reconcile);
     }
   };
@@ -102,7 +110,7 @@ public final class LeaderLatch implements AutoCloseable {
   private boolean connected;
   private long retryDelayMs;
   private volatile Thread loopThread;
-  private volatile String watched; // the node queueWatcher was last left on (written on the loop thread)
+  private volatile Watched watched; // the watch queueWatcher was last left as (written on the loop thread)
   private volatile String ourPath = ""; // the node standing for this latch, "" when none (written on the loop thread)
   private volatile String lastPathIsLeader; // the node with which this latch last led (written on the loop thread)
 
@@ -111,6 +119,9 @@ public final class LeaderLatch implements AutoCloseable {
   private long token;
 
   private record Registration(LeaderLatchListener listener, SerialExecutor executor) {}
+
+  /** A watch of queueWatcher's: on {@code node}, of {@code type} (DATA from exists, or FIRST). */
+  private record Watched(String node, WatcherType type) {}
 
   /** A latch with an empty participant id, closing {@link CloseMode#SILENT silently}. */
   public LeaderLatch(CoordinationClient client, String path) {
@@ -187,9 +198,9 @@ public final class LeaderLatch implements AutoCloseable {
       stopLoop();
       changeLeadership(false, 0, mode == CloseMode.NOTIFY_LEADER);
       leaveQueue(); // first: the next latch's wait ends with this delete, and nothing else needs doing before it
-      String node = watched;
-      if (node != null) {
-        forgetWatch(node);
+      Watched left = watched;
+      if (left != null) {
+        forgetWatch(left);
       }
     } else {
       loop.shutdownNow(); // never started: it has no thread, but is done with
@@ -337,11 +348,33 @@ public final class LeaderLatch implements AutoCloseable {
 
   /** Brings leadership in line with the queue; idempotent, run after every event. */
   private void reconcile() {
+    decide(candidacy::stand);
+  }
+
+  /**
+   * The FIRST watch on {@code node} fired: if it is still our node, of the
+   * current session, no earlier node is left and we lead, without reading
+   * the queue again (the event was sent on the node's session, after every
+   * earlier node had gone).
+   */
+  private void turnCame(String node) {
+    if (watched != null && watched.node().equals(node) && watched.type() == WatcherType.FIRST) {
+      watched = null; // one-shot: the server and the client are done with it
+    }
+    decide(() -> candidacy.isCurrent(node) ? Standing.FIRST : candidacy.stand());
+  }
+
+  /** Where our node stands, read or told. */
+  private interface StandingSource {
+    Standing get() throws CoordinationException, InterruptedException;
+  }
+
+  private void decide(StandingSource source) {
     if (state.get() != State.STARTED || !connected) {
       return;
     }
     try {
-      Standing standing = candidacy.stand();
+      Standing standing = source.get();
       switch (standing.kind()) {
         case FIRST -> {
           Contenders.OwnNode own = candidacy.node().orElseThrow();
@@ -359,7 +392,9 @@ public final class LeaderLatch implements AutoCloseable {
         }
         case BEHIND -> {
           follow();
-          if (watch(standing.predecessor()).isEmpty()) {
+          if (standing.turnWatchable()) {
+            awaitTurn(candidacy.node().orElseThrow().path());
+          } else if (watch(standing.predecessor()).isEmpty()) {
             submit(this::reconcile);
           }
         }
@@ -377,22 +412,36 @@ public final class LeaderLatch implements AutoCloseable {
     }
   }
 
-  /** Leaves queueWatcher on {@code node}, forgetting the one left on another node before. */
+  /** Leaves queueWatcher on {@code node} through exists, forgetting any other watch left before. */
   private Optional<Stat> watch(String node) throws CoordinationException, InterruptedException {
-    String before = watched;
-    if (before != null && !before.equals(node)) {
-      forgetWatch(before);
-    }
-    watched = node;
+    replaceWatch(new Watched(node, WatcherType.DATA));
     return client.exists(node, queueWatcher);
   }
 
   /**
-   * Drops queueWatcher's watch on {@code node}, without waiting: the client forgets it at once (so a closed
+   * Leaves a FIRST watch on our {@code node}, forgetting any other watch left
+   * before. Its NODE_FIRST comes at once if no earlier node is left by now,
+   * its NODE_DELETED if the node is gone.
+   */
+  private void awaitTurn(String node) throws CoordinationException, InterruptedException {
+    replaceWatch(new Watched(node, WatcherType.FIRST));
+    client.addWatch(node, AddWatchMode.FIRST, queueWatcher);
+  }
+
+  private void replaceWatch(Watched next) {
+    Watched before = watched;
+    if (before != null && !before.equals(next)) {
+      forgetWatch(before);
+    }
+    watched = next;
+  }
+
+  /**
+   * Drops a watch of queueWatcher's, without waiting: the client forgets it at once (so a closed
    * latch is not kept by the client, nor re-registered on a reconnect), the server when it is told.
    */
-  private void forgetWatch(String node) {
-    client.async().removeWatches(node, queueWatcher, WatcherType.DATA);
+  private void forgetWatch(Watched left) {
+    client.async().removeWatches(left.node(), queueWatcher, left.type());
   }
 
   private void retryLater(String why) {

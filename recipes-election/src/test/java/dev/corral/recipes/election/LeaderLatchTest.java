@@ -11,8 +11,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.client.CoordinationClient;
+import dev.corral.client.CreateMode;
+import dev.corral.client.CreateOptions;
 import dev.corral.client.SequentialNames;
 import dev.corral.testing.TestingServer;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -142,6 +146,65 @@ class LeaderLatchTest {
     LeaderLatch next = awaitSingleLeader(others);
     assertEquals(next.getId(), next.getLeader().id());
     assertEquals(2, next.getParticipants().size());
+  }
+
+  @Test
+  void aFollowerLeadsOnTheEventOfItsTurnWithoutReadingTheQueueAgain() throws Exception {
+    LeaderLatch leader = latch(clients.connect(), "leader");
+    leader.start();
+    assertTrue(leader.await(30, TimeUnit.SECONDS));
+    AtomicInteger reads = new AtomicInteger();
+    AtomicInteger watches = new AtomicInteger();
+    LeaderLatch follower = latch(counting(clients.connect(), reads, watches), "follower");
+    follower.start();
+    await().atMost(Clients.WAIT).until(() -> watches.get() == 1);
+    int before = reads.get();
+
+    leader.close();
+
+    assertTrue(follower.await(30, TimeUnit.SECONDS));
+    assertEquals(before, reads.get(), "the follower read the queue again before leading");
+  }
+
+  @Test
+  void aLatchBehindASequentialNodeThatIsNoContenderLeadsWhenTheLatchesBeforeItClose() throws Exception {
+    CoordinationClient other = clients.connect();
+    other.create(PATH + "/other-", new byte[0], CreateOptions.builder(CreateMode.EPHEMERAL_SEQUENTIAL)
+        .creatingParentContainers().build());
+    LeaderLatch first = latch(clients.connect(), "first");
+    first.start();
+    assertTrue(first.await(30, TimeUnit.SECONDS), "a node of another kind is not in the latches' queue");
+    LeaderLatch second = latch(clients.connect(), "second");
+    second.start();
+    await().atMost(Clients.WAIT).until(() -> first.getParticipants().size() == 2);
+
+    first.close();
+
+    // the other node, with a lower counter, is still there: a FIRST watch would wait for it too
+    assertTrue(second.await(30, TimeUnit.SECONDS));
+  }
+
+  /**
+   * {@code client}, counting its calls to multi (the latch reads the queue with one) in {@code multis}, and the
+   * watches it left (by exists or addWatch) in {@code watches}.
+   */
+  private static CoordinationClient counting(CoordinationClient client, AtomicInteger multis,
+      AtomicInteger watches) {
+    return (CoordinationClient) Proxy.newProxyInstance(CoordinationClient.class.getClassLoader(),
+        new Class<?>[] {CoordinationClient.class}, (self, method, args) -> {
+          if (method.getName().equals("multi")) {
+            multis.incrementAndGet();
+          }
+          try {
+            Object result = method.invoke(client, args);
+            if (method.getName().equals("exists") && args.length == 2 || method.getName().equals("addWatch")) {
+              watches.incrementAndGet();
+            }
+            return result;
+          } catch (InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
   }
 
   @Test

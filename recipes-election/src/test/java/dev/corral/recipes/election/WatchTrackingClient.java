@@ -19,9 +19,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * fires or is removed (blocking or async). Everything else is the real client.
  */
 final class WatchTrackingClient {
-  /** The methods whose Watcher argument is a watch (a Signal is also a connection state listener). */
+  /**
+   * The methods whose Watcher argument is a watch (a Signal is also a connection state listener); addWatch
+   * as the recipes use it, in FIRST mode, whose watch is one-shot too.
+   */
   private static final Set<String> WATCHING =
-      Set.of("exists", "getData", "getChildren", "getChildrenWithStat", "removeWatches");
+      Set.of("exists", "getData", "getChildren", "getChildrenWithStat", "addWatch", "removeWatches");
 
   private final CoordinationClient delegate;
   private final Set<String> outstanding = ConcurrentHashMap.newKeySet();
