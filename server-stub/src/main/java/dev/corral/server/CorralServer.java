@@ -99,10 +99,11 @@ public final class CorralServer implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    long expiryCheckMs = Math.max(10, config.tick().toMillis() / 2);
-    duties.scheduleWithFixedDelay(guarded(core::expireSessions), expiryCheckMs, expiryCheckMs, TimeUnit.MILLISECONDS);
-    long tickMs = config.tick().toMillis();
-    duties.scheduleWithFixedDelay(guarded(core::forwardHeartbeats), tickMs, tickMs, TimeUnit.MILLISECONDS);
+    long halfTickMs = Math.max(10, config.tick().toMillis() / 2);
+    ExpiryChecks.start(duties, core::expireSessions, TimeUnit.MILLISECONDS.toNanos(halfTickMs));
+    // every half tick: the leader hears a follower's session at most a third of its timeout (the client's
+    // heartbeat) and half a tick late, well within the shortest timeout, two ticks, that it closes sessions at
+    duties.scheduleWithFixedDelay(guarded(core::forwardHeartbeats), halfTickMs, halfTickMs, TimeUnit.MILLISECONDS);
     long ttlMs = config.ttlCheckInterval().toMillis();
     duties.scheduleWithFixedDelay(guarded(core::expireTtlNodes), ttlMs, ttlMs, TimeUnit.MILLISECONDS);
     health.setStatus("", ServingStatus.SERVING);

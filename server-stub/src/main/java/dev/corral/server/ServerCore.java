@@ -572,11 +572,15 @@ public final class ServerCore implements ReplicatedState {
         .thenApply(result -> null);
   }
 
-  /** Proposes the close of every session quiet for longer than its timeout. */
-  void expireSessions() {
+  /**
+   * Proposes the close of every session quiet for longer than its timeout.
+   * Returns the nanoseconds until the next one may be ({@code
+   * Long.MAX_VALUE} when none can be here: only the leader closes them).
+   */
+  long expireSessions() {
     Replicator r = replicator;
     if (r == null || !r.isLeader() || !trackerRefreshedAsLeader) {
-      return;
+      return Long.MAX_VALUE;
     }
     for (long sessionId : tracker.takeExpired()) {
       log.info("Session 0x{} timed out; closing it", Long.toHexString(sessionId));
@@ -590,6 +594,7 @@ public final class ServerCore implements ReplicatedState {
             }
           });
     }
+    return tracker.nanosUntilNextExpiry();
   }
 
   /** Proposes the deletion of every TTL node whose time has passed (checked again at apply). */

@@ -27,7 +27,7 @@ public interface Replicator extends AutoCloseable {
 
   /**
    * Tells the leader's session tracker that these sessions' clients were heard
-   * from here (a follower's batch, sent every tick). Fails when no leader takes it.
+   * from here (a follower's batch, sent every half tick). Fails when no leader takes it.
    */
   CompletableFuture<Void> forwardHeartbeats(Collection<Long> sessionIds);
 

@@ -86,6 +86,23 @@ public final class SessionTracker {
     return expired;
   }
 
+  /**
+   * Nanoseconds until the first tracked session not already being closed
+   * times out if it is not heard from meanwhile (0 if one has); {@code
+   * Long.MAX_VALUE} when there is none. Hearing from sessions only puts
+   * their time off, so a check made then is never late.
+   */
+  public long nanosUntilNextExpiry() {
+    long now = nanoTicker.getAsLong();
+    long soonest = Long.MAX_VALUE;
+    for (Tracked t : sessions.values()) {
+      if (!t.closing) {
+        soonest = Math.min(soonest, Math.max(0, t.lastHeardNanos + t.timeoutNanos - now));
+      }
+    }
+    return soonest;
+  }
+
   /** The close of an expired session could not be proposed: try again on the next check. */
   public void closeFailed(long sessionId) {
     Tracked t = sessions.get(sessionId);
