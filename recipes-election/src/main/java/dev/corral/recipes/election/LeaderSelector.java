@@ -1,13 +1,17 @@
 package dev.corral.recipes.election;
 
 import dev.corral.client.recipe.Signal;
+import dev.corral.client.AddWatchMode;
 import dev.corral.client.ClientClosedException;
 import dev.corral.client.ConnectionState;
 import dev.corral.client.ConnectionStateListener;
 import dev.corral.client.CoordinationClient;
 import dev.corral.client.CoordinationException;
+import dev.corral.client.EventType;
+import dev.corral.client.NoNodeException;
 import dev.corral.client.PathRules;
 import dev.corral.client.SessionExpiredException;
+import dev.corral.client.Watcher;
 import dev.corral.client.WatcherType;
 import dev.corral.recipes.election.Contenders.Standing;
 import java.nio.charset.StandardCharsets;
@@ -30,7 +34,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The queue is a mutex's: protected ephemeral-sequential nodes (the id as
  * data), created with their siblings listed in one multi; the lowest leads;
- * each waiter watches only its predecessor. A participant leads only while
+ * each waiter leaves a one-shot FIRST watch on its own node and leads on its
+ * event, with no further read (behind a sequential node that is no
+ * participant, it watches its predecessor instead). A participant leads only while
  * connected and while its node is first and owned by the current session; on
  * SUSPENDED or LOST the leader's thread is interrupted. An attempt that fails
  * or is interrupted deletes its node (including one made by a create whose
@@ -268,8 +274,15 @@ public final class LeaderSelector implements AutoCloseable {
    */
   private boolean awaitTurn(Candidacy candidacy) throws CoordinationException, InterruptedException {
     long retryDelayMs = 0;
-    String watched = null;
+    LeftWatch watched = null;
+    AtomicReference<String> toldFirst = new AtomicReference<>();
     try (Signal signal = Signal.open(client)) {
+      Watcher turn = event -> {
+        if (event.type() == EventType.NODE_FIRST) {
+          toldFirst.set(event.path());
+        }
+        signal.process(event);
+      };
       try {
         while (true) {
           long seen = signal.version();
@@ -281,7 +294,9 @@ public final class LeaderSelector implements AutoCloseable {
             return false; // our node went with its session
           }
           try {
-            Standing standing = candidacy.stand();
+            // told by our FIRST watch that no earlier node is left: no need to read the queue again
+            String told = toldFirst.getAndSet(null);
+            Standing standing = told != null && candidacy.isCurrent(told) ? Standing.FIRST : candidacy.stand();
             if (standing.kind() == Standing.Kind.FIRST) {
               return true;
             }
@@ -290,10 +305,21 @@ public final class LeaderSelector implements AutoCloseable {
             }
             if (standing.kind() == Standing.Kind.BEHIND) {
               retryDelayMs = 0;
-              watched = standing.predecessor();
-              if (client.exists(watched, signal).isPresent()) {
-                signal.awaitChange(seen, Long.MAX_VALUE);
+              if (standing.turnWatchable()) {
+                String own = candidacy.node().orElseThrow().path();
+                watched = new LeftWatch(own, turn, WatcherType.FIRST);
+                try {
+                  client.addWatch(own, AddWatchMode.FIRST, turn);
+                } catch (NoNodeException gone) {
+                  return false; // our node was deleted under us
+                }
+              } else {
+                watched = new LeftWatch(standing.predecessor(), signal, WatcherType.DATA);
+                if (client.exists(watched.path(), signal).isEmpty()) {
+                  continue;
+                }
               }
+              signal.awaitChange(seen, Long.MAX_VALUE);
               continue;
             }
           } catch (CoordinationException e) {
@@ -305,13 +331,16 @@ public final class LeaderSelector implements AutoCloseable {
         }
       } finally {
         if (watched != null) {
-          // a watch left on a predecessor that did not go (we were interrupted, or it changed): drop it without
+          // a watch left that may not have fired (we were interrupted, or the queue changed): drop it without
           // waiting, so neither the client nor a reconnect keeps it
-          client.async().removeWatches(watched, signal, WatcherType.DATA);
+          client.async().removeWatches(watched.path(), watched.watcher(), watched.type());
         }
       }
     }
   }
+
+  /** A watch awaitTurn left: on {@code path}, by {@code watcher}, of {@code type}. */
+  private record LeftWatch(String path, Watcher watcher, WatcherType type) {}
 
   /** Runs takeLeadership unless the connection went meanwhile; false means "wait for the turn again". */
   private boolean lead() throws CoordinationException, InterruptedException {

@@ -15,8 +15,6 @@ import dev.corral.client.CreateMode;
 import dev.corral.client.CreateOptions;
 import dev.corral.client.SequentialNames;
 import dev.corral.testing.TestingServer;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -153,17 +151,16 @@ class LeaderLatchTest {
     LeaderLatch leader = latch(clients.connect(), "leader");
     leader.start();
     assertTrue(leader.await(30, TimeUnit.SECONDS));
-    AtomicInteger reads = new AtomicInteger();
-    AtomicInteger watches = new AtomicInteger();
-    LeaderLatch follower = latch(counting(clients.connect(), reads, watches), "follower");
+    CountingClient counting = new CountingClient(clients.connect());
+    LeaderLatch follower = latch(counting.client(), "follower");
     follower.start();
-    await().atMost(Clients.WAIT).until(() -> watches.get() == 1);
-    int before = reads.get();
+    await().atMost(Clients.WAIT).until(() -> counting.watches.get() == 1);
+    int before = counting.multis.get();
 
     leader.close();
 
     assertTrue(follower.await(30, TimeUnit.SECONDS));
-    assertEquals(before, reads.get(), "the follower read the queue again before leading");
+    assertEquals(before, counting.multis.get(), "the follower read the queue again before leading");
   }
 
   @Test
@@ -182,29 +179,6 @@ class LeaderLatchTest {
 
     // the other node, with a lower counter, is still there: a FIRST watch would wait for it too
     assertTrue(second.await(30, TimeUnit.SECONDS));
-  }
-
-  /**
-   * {@code client}, counting its calls to multi (the latch reads the queue with one) in {@code multis}, and the
-   * watches it left (by exists or addWatch) in {@code watches}.
-   */
-  private static CoordinationClient counting(CoordinationClient client, AtomicInteger multis,
-      AtomicInteger watches) {
-    return (CoordinationClient) Proxy.newProxyInstance(CoordinationClient.class.getClassLoader(),
-        new Class<?>[] {CoordinationClient.class}, (self, method, args) -> {
-          if (method.getName().equals("multi")) {
-            multis.incrementAndGet();
-          }
-          try {
-            Object result = method.invoke(client, args);
-            if (method.getName().equals("exists") && args.length == 2 || method.getName().equals("addWatch")) {
-              watches.incrementAndGet();
-            }
-            return result;
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          }
-        });
   }
 
   @Test

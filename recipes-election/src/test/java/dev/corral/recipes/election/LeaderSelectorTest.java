@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.client.CoordinationClient;
 import dev.corral.client.CoordinationException;
+import dev.corral.client.CreateMode;
+import dev.corral.client.CreateOptions;
 import dev.corral.testing.TestingServer;
 import java.util.List;
 import java.util.Map;
@@ -98,6 +100,48 @@ class LeaderSelectorTest {
 
     assertEquals(1, mostAtOnce.get(), "most participants leading at once");
     turnsById.forEach((id, count) -> assertTrue(count.get() >= 2, id + " led " + count + " times: " + turnsById));
+  }
+
+  @Test
+  void aWaitingParticipantLeadsOnTheEventOfItsTurnWithoutReadingTheQueueAgain() throws Exception {
+    EventLog log = new EventLog();
+    CountDownLatch releaseFirst = new CountDownLatch(1);
+    LeaderSelector first = selector(clients.connect(), "first", c -> releaseFirst.await());
+    first.start();
+    await().atMost(Clients.WAIT).until(first::hasLeadership);
+    CountingClient counting = new CountingClient(clients.connect());
+    LeaderSelector second = selector(counting.client(), "second", c -> log.add("second leads"));
+    second.start();
+    await().atMost(Clients.WAIT).until(() -> counting.watches.get() == 1);
+    int before = counting.multis.get();
+
+    releaseFirst.countDown();
+
+    log.awaitEvents("second leads");
+    assertEquals(before, counting.multis.get(), "the waiter read the queue again before leading");
+  }
+
+  @Test
+  void aParticipantBehindASequentialNodeThatIsNoParticipantLeadsWhenThoseBeforeItAreDone() throws Exception {
+    CoordinationClient other = clients.connect();
+    other.create(PATH + "/other-", new byte[0], CreateOptions.builder(CreateMode.EPHEMERAL_SEQUENTIAL)
+        .creatingParentContainers().build());
+    EventLog log = new EventLog();
+    CountDownLatch releaseFirst = new CountDownLatch(1);
+    LeaderSelector first = selector(clients.connect(), "first", c -> {
+      log.add("first leads");
+      releaseFirst.await();
+    });
+    first.start();
+    log.awaitEvents("first leads");
+    LeaderSelector second = selector(clients.connect(), "second", c -> log.add("second leads"));
+    second.start();
+    await().atMost(Clients.WAIT).until(() -> second.getParticipants().size() == 2);
+
+    releaseFirst.countDown();
+
+    // the other node, with a lower counter, is still there: a FIRST watch would wait for it too
+    log.awaitEvents("first leads", "second leads");
   }
 
   @Test
