@@ -49,8 +49,16 @@ final class ExpiryChecks implements Runnable {
     scheduleIn(waitNanos(dueNanos, maxWaitNanos));
   }
 
-  /** How long to wait before the next check, the next session being due in {@code dueNanos}. */
+  /**
+   * How long to wait before the next check, the next session being due in
+   * {@code dueNanos}. Due now is a session whose close could not be proposed
+   * (the check took every other): it is tried again at the usual pace, not
+   * at once, as a failing proposal would fail again.
+   */
   static long waitNanos(long dueNanos, long maxWaitNanos) {
+    if (dueNanos == 0) {
+      return maxWaitNanos;
+    }
     long pastDue = dueNanos > Long.MAX_VALUE - PAST_DUE_NANOS ? Long.MAX_VALUE : dueNanos + PAST_DUE_NANOS;
     return Math.max(MIN_WAIT_NANOS, Math.min(maxWaitNanos, pastDue));
   }
