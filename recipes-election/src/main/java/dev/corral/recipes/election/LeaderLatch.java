@@ -14,6 +14,7 @@ import dev.corral.client.Watcher;
 import dev.corral.client.WatcherType;
 import dev.corral.recipes.election.Contenders.Standing;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.Objects;
 import java.util.Optional;
@@ -22,6 +23,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
@@ -86,6 +88,14 @@ public final class LeaderLatch implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaderLatch.class);
   private static final long MAX_RETRY_DELAY_MS = 2_000;
   private static final long CLOSE_WAIT_SECONDS = 30;
+  /**
+   * A latch waiting for its turn reads the queue again this often. Its FIRST
+   * watch waits for every node whose name ends in a lower counter, and a node
+   * given such a name by hand after the listing, which no contender would
+   * wait for, would hold it back for good; the mutex's waiters look again
+   * every 2 s for the same reason.
+   */
+  private static final long TURN_RECHECK_MILLIS = 30_000;
 
   private final CoordinationClient client;
   private final String path;
@@ -109,6 +119,8 @@ public final class LeaderLatch implements AutoCloseable {
   private final Candidacy candidacy;
   private boolean connected;
   private long retryDelayMs;
+  private ScheduledFuture<?> turnRecheck; // the next look at the queue while waiting for the turn, if any
+  private volatile long turnRecheckMillis = TURN_RECHECK_MILLIS;
   private volatile Thread loopThread;
   private volatile Watched watched; // the watch queueWatcher was last left as (written on the loop thread)
   private volatile String ourPath = ""; // the node standing for this latch, "" when none (written on the loop thread)
@@ -171,6 +183,11 @@ public final class LeaderLatch implements AutoCloseable {
       connected = canLead(client.state());
       reconcile();
     });
+  }
+
+  /** For tests: how often a latch waiting for its turn reads the queue again (30 s otherwise). */
+  void recheckTurnEvery(Duration period) {
+    turnRecheckMillis = period.toMillis();
   }
 
   /** Closes with the close mode given at construction. */
@@ -361,7 +378,9 @@ public final class LeaderLatch implements AutoCloseable {
     if (watched != null && watched.node().equals(node) && watched.type() == WatcherType.FIRST) {
       watched = null; // one-shot: the server and the client are done with it
     }
-    decide(() -> candidacy.isCurrent(node) ? Standing.FIRST : candidacy.stand());
+    // the client's own state, not the loop's: an event that waited in the loop's queue behind a loss of the
+    // session (whose news is queued after it) is not taken as the turn
+    decide(() -> candidacy.isCurrent(node) && canLead(client.state()) ? Standing.FIRST : candidacy.stand());
   }
 
   /** Where our node stands, read or told. */
@@ -377,6 +396,7 @@ public final class LeaderLatch implements AutoCloseable {
       Standing standing = source.get();
       switch (standing.kind()) {
         case FIRST -> {
+          cancelTurnRecheck();
           Contenders.OwnNode own = candidacy.node().orElseThrow();
           lead(own.path(), own.czxid());
           // a leader watches its own node: if it goes (deleted, or its session expired), so does leadership
@@ -426,6 +446,19 @@ public final class LeaderLatch implements AutoCloseable {
   private void awaitTurn(String node) throws CoordinationException, InterruptedException {
     replaceWatch(new Watched(node, WatcherType.FIRST));
     client.addWatch(node, AddWatchMode.FIRST, queueWatcher);
+    cancelTurnRecheck();
+    try {
+      turnRecheck = loop.schedule(this::reconcile, turnRecheckMillis, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException closed) {
+      // closing
+    }
+  }
+
+  private void cancelTurnRecheck() {
+    if (turnRecheck != null) {
+      turnRecheck.cancel(false);
+      turnRecheck = null;
+    }
   }
 
   private void replaceWatch(Watched next) {

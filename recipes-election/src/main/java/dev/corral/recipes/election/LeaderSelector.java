@@ -15,12 +15,14 @@ import dev.corral.client.Watcher;
 import dev.corral.client.WatcherType;
 import dev.corral.recipes.election.Contenders.Standing;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,6 +56,14 @@ public final class LeaderSelector implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(LeaderSelector.class);
   private static final long MAX_RETRY_DELAY_MS = 2_000;
+  /**
+   * A participant waiting for its turn on a FIRST watch reads the queue again
+   * this often. The watch waits for every node whose name ends in a lower
+   * counter, and a node given such a name by hand after the listing, which
+   * no participant would wait for, would hold it back for good (as
+   * LeaderLatch's).
+   */
+  private static final long TURN_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(30);
 
   private final CoordinationClient client;
   private final String path;
@@ -65,6 +75,7 @@ public final class LeaderSelector implements AutoCloseable {
   private final ConnectionStateListener connectionListener = this::onStateChanged;
   private volatile boolean autoRequeue;
   private volatile String id = "";
+  private volatile long turnRecheckNanos = TURN_RECHECK_NANOS;
 
   // guarded by this
   private boolean queued;
@@ -307,19 +318,20 @@ public final class LeaderSelector implements AutoCloseable {
               retryDelayMs = 0;
               if (standing.turnWatchable()) {
                 String own = candidacy.node().orElseThrow().path();
-                watched = new LeftWatch(own, turn, WatcherType.FIRST);
+                watched = replace(watched, new LeftWatch(own, turn, WatcherType.FIRST));
                 try {
                   client.addWatch(own, AddWatchMode.FIRST, turn);
                 } catch (NoNodeException gone) {
                   return false; // our node was deleted under us
                 }
+                // looks again now and then: see TURN_RECHECK_NANOS
+                signal.awaitChange(seen, turnRecheckNanos);
               } else {
-                watched = new LeftWatch(standing.predecessor(), signal, WatcherType.DATA);
-                if (client.exists(watched.path(), signal).isEmpty()) {
-                  continue;
+                watched = replace(watched, new LeftWatch(standing.predecessor(), signal, WatcherType.DATA));
+                if (client.exists(watched.path(), signal).isPresent()) {
+                  signal.awaitChange(seen, Long.MAX_VALUE);
                 }
               }
-              signal.awaitChange(seen, Long.MAX_VALUE);
               continue;
             }
           } catch (CoordinationException e) {
@@ -341,6 +353,22 @@ public final class LeaderSelector implements AutoCloseable {
 
   /** A watch awaitTurn left: on {@code path}, by {@code watcher}, of {@code type}. */
   private record LeftWatch(String path, Watcher watcher, WatcherType type) {}
+
+  /**
+   * The watch to leave next, dropping the one left before if it differs (without waiting: one that fired
+   * already is simply not found), so that neither the client nor a reconnect keeps it.
+   */
+  private LeftWatch replace(LeftWatch before, LeftWatch next) {
+    if (before != null && !before.equals(next)) {
+      client.async().removeWatches(before.path(), before.watcher(), before.type());
+    }
+    return next;
+  }
+
+  /** For tests: how often a participant waiting for its turn reads the queue again (30 s otherwise). */
+  void recheckTurnEvery(Duration period) {
+    turnRecheckNanos = period.toNanos();
+  }
 
   /** Runs takeLeadership unless the connection went meanwhile; false means "wait for the turn again". */
   private boolean lead() throws CoordinationException, InterruptedException {

@@ -15,6 +15,7 @@ import dev.corral.client.CreateMode;
 import dev.corral.client.CreateOptions;
 import dev.corral.client.SequentialNames;
 import dev.corral.testing.TestingServer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -178,6 +179,23 @@ class LeaderLatchTest {
     first.close();
 
     // the other node, with a lower counter, is still there: a FIRST watch would wait for it too
+    assertTrue(second.await(30, TimeUnit.SECONDS));
+  }
+
+  @Test
+  void aLatchWaitingForItsTurnLooksAgainWhenANodeNamedByHandStandsInFront() throws Exception {
+    LeaderLatch first = latch(clients.connect(), "first");
+    first.start();
+    assertTrue(first.await(30, TimeUnit.SECONDS));
+    LeaderLatch second = latch(clients.connect(), "second");
+    second.recheckTurnEvery(Duration.ofMillis(200));
+    second.start();
+    await().atMost(Clients.WAIT).until(() -> first.getParticipants().size() == 2);
+    // after the second latch listed the queue: a lower counter than any, which its FIRST watch waits for
+    clients.connect().create(PATH + "/other-0000000000", new byte[0], CreateOptions.of(CreateMode.PERSISTENT));
+
+    first.close();
+
     assertTrue(second.await(30, TimeUnit.SECONDS));
   }
 

@@ -12,6 +12,7 @@ import dev.corral.client.CoordinationException;
 import dev.corral.client.CreateMode;
 import dev.corral.client.CreateOptions;
 import dev.corral.testing.TestingServer;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -141,6 +142,28 @@ class LeaderSelectorTest {
     releaseFirst.countDown();
 
     // the other node, with a lower counter, is still there: a FIRST watch would wait for it too
+    log.awaitEvents("first leads", "second leads");
+  }
+
+  @Test
+  void aParticipantWaitingForItsTurnLooksAgainWhenANodeNamedByHandStandsInFront() throws Exception {
+    EventLog log = new EventLog();
+    CountDownLatch releaseFirst = new CountDownLatch(1);
+    LeaderSelector first = selector(clients.connect(), "first", c -> {
+      log.add("first leads");
+      releaseFirst.await();
+    });
+    first.start();
+    log.awaitEvents("first leads");
+    LeaderSelector second = selector(clients.connect(), "second", c -> log.add("second leads"));
+    second.recheckTurnEvery(Duration.ofMillis(200));
+    second.start();
+    await().atMost(Clients.WAIT).until(() -> second.getParticipants().size() == 2);
+    // after the second listed the queue: a lower counter than any, which its FIRST watch waits for
+    clients.connect().create(PATH + "/other-0000000000", new byte[0], CreateOptions.of(CreateMode.PERSISTENT));
+
+    releaseFirst.countDown();
+
     log.awaitEvents("first leads", "second leads");
   }
 
