@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -305,9 +306,15 @@ public final class LeaderSelector implements AutoCloseable {
             return false; // our node went with its session
           }
           try {
+            Optional<Long> heldIn = candidacy.node().map(Contenders.OwnNode::session);
             // told by our FIRST watch that no earlier node is left: no need to read the queue again
             String told = toldFirst.getAndSet(null);
             Standing standing = told != null && candidacy.isCurrent(told) ? Standing.FIRST : candidacy.stand();
+            if (heldIn.isPresent() && !candidacy.node().map(Contenders.OwnNode::session).equals(heldIn)) {
+              // the session changed between the check above and the look: stand() queued a new node in the new
+              // session, but this turn's node went with the old one, and so does the turn (its end withdraws it)
+              return false;
+            }
             if (standing.kind() == Standing.Kind.FIRST) {
               return true;
             }
