@@ -46,22 +46,44 @@ final class Candidacy {
    */
   Standing stand() throws CoordinationException, InterruptedException {
     if (node != null && node.session() == client.sessionId()) {
-      Standing standing = contenders.examine(node);
-      if (standing.kind() == Standing.Kind.GONE) {
-        node = null;
-      }
-      return standing;
+      return examineHeld();
     }
     if (node != null) {
       contenders.deleteIfPresent(node.path());
       node = null;
     }
+    return join();
+  }
+
+  /**
+   * As {@link #stand()}, except that a node of an earlier session ends the
+   * standing (GONE) instead of being replaced: a selector's turn is over once
+   * its node went with its session, as in Curator. The session is read once,
+   * so a new one coming in meanwhile cannot queue a node for the turn.
+   */
+  Standing standInSession() throws CoordinationException, InterruptedException {
+    if (node == null) {
+      return join();
+    }
+    return node.session() == client.sessionId() ? examineHeld() : Standing.GONE;
+  }
+
+  private Standing examineHeld() throws CoordinationException, InterruptedException {
+    Standing standing = contenders.examine(node);
+    if (standing.kind() == Standing.Kind.GONE) {
+      node = null;
+    }
+    return standing;
+  }
+
+  /** Joins the queue, first finding the node of a create whose reply was lost, if it made one. */
+  private Standing join() throws CoordinationException, InterruptedException {
     if (pendingGuid != null) {
       Optional<OwnNode> found = contenders.recover(pendingGuid);
       pendingGuid = null;
       if (found.isPresent()) {
         node = found.get();
-        return stand();
+        return examineHeld();
       }
     }
     String guid = Protection.newGuid();

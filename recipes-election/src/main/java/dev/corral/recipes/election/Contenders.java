@@ -13,6 +13,7 @@ import dev.corral.client.Protection;
 import dev.corral.client.SequentialNames;
 import dev.corral.client.Stat;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -56,6 +57,15 @@ final class Contenders {
    * sibling made later has a higher counter, so none can get in front).
    */
   record Standing(Kind kind, String predecessor, boolean turnWatchable) {
+    /**
+     * How often a participant waiting on its FIRST watch reads the queue
+     * again: the watch waits for every node whose name ends in a lower
+     * counter, and a node given such a name by hand after the listing, which
+     * no participant would wait for, would hold it back for good (the
+     * mutex's waiters look again every 2 s for the same reason).
+     */
+    static final Duration TURN_RECHECK = Duration.ofSeconds(30);
+
     enum Kind { GONE, FIRST, BEHIND }
 
     static final Standing GONE = new Standing(Kind.GONE, "", false);

@@ -88,14 +88,6 @@ public final class LeaderLatch implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaderLatch.class);
   private static final long MAX_RETRY_DELAY_MS = 2_000;
   private static final long CLOSE_WAIT_SECONDS = 30;
-  /**
-   * A latch waiting for its turn reads the queue again this often. Its FIRST
-   * watch waits for every node whose name ends in a lower counter, and a node
-   * given such a name by hand after the listing, which no contender would
-   * wait for, would hold it back for good; the mutex's waiters look again
-   * every 2 s for the same reason.
-   */
-  private static final long TURN_RECHECK_MILLIS = 30_000;
 
   private final CoordinationClient client;
   private final String path;
@@ -109,7 +101,7 @@ public final class LeaderLatch implements AutoCloseable {
   private final Watcher queueWatcher = event -> {
     if (event.type() == EventType.NODE_FIRST) {
       submit(() -> turnCame(event.path()));
-    } else if (!event.type().isWatchRemoval()) { // our own forgetWatch: nothing changed
+    } else if (!event.type().isWatchRemoval()) { // our own drop of a LeftWatch: nothing changed
       submit(this::reconcile);
     }
   };
@@ -120,9 +112,9 @@ public final class LeaderLatch implements AutoCloseable {
   private boolean connected;
   private long retryDelayMs;
   private ScheduledFuture<?> turnRecheck; // the next look at the queue while waiting for the turn, if any
-  private volatile long turnRecheckMillis = TURN_RECHECK_MILLIS;
+  private volatile long turnRecheckMillis = Standing.TURN_RECHECK.toMillis();
   private volatile Thread loopThread;
-  private volatile Watched watched; // the watch queueWatcher was last left as (written on the loop thread)
+  private volatile LeftWatch watched; // the watch queueWatcher was last left as (written on the loop thread)
   private volatile String ourPath = ""; // the node standing for this latch, "" when none (written on the loop thread)
   private volatile String lastPathIsLeader; // the node with which this latch last led (written on the loop thread)
 
@@ -132,8 +124,6 @@ public final class LeaderLatch implements AutoCloseable {
 
   private record Registration(LeaderLatchListener listener, SerialExecutor executor) {}
 
-  /** A watch of queueWatcher's: on {@code node}, of {@code type} (DATA from exists, or FIRST). */
-  private record Watched(String node, WatcherType type) {}
 
   /** A latch with an empty participant id, closing {@link CloseMode#SILENT silently}. */
   public LeaderLatch(CoordinationClient client, String path) {
@@ -185,7 +175,7 @@ public final class LeaderLatch implements AutoCloseable {
     });
   }
 
-  /** For tests: how often a latch waiting for its turn reads the queue again (30 s otherwise). */
+  /** For tests: how often a latch waiting for its turn reads the queue again ({@link Standing#TURN_RECHECK} otherwise). */
   void recheckTurnEvery(Duration period) {
     turnRecheckMillis = period.toMillis();
   }
@@ -215,9 +205,9 @@ public final class LeaderLatch implements AutoCloseable {
       stopLoop();
       changeLeadership(false, 0, mode == CloseMode.NOTIFY_LEADER);
       leaveQueue(); // first: the next latch's wait ends with this delete, and nothing else needs doing before it
-      Watched left = watched;
+      LeftWatch left = watched;
       if (left != null) {
-        forgetWatch(left);
+        left.drop(client);
       }
     } else {
       loop.shutdownNow(); // never started: it has no thread, but is done with
@@ -375,7 +365,7 @@ public final class LeaderLatch implements AutoCloseable {
    * earlier node had gone).
    */
   private void turnCame(String node) {
-    if (watched != null && watched.node().equals(node) && watched.type() == WatcherType.FIRST) {
+    if (watched != null && watched.path().equals(node) && watched.type() == WatcherType.FIRST) {
       watched = null; // one-shot: the server and the client are done with it
     }
     // the client's own state, not the loop's: an event that waited in the loop's queue behind a loss of the
@@ -434,7 +424,7 @@ public final class LeaderLatch implements AutoCloseable {
 
   /** Leaves queueWatcher on {@code node} through exists, forgetting any other watch left before. */
   private Optional<Stat> watch(String node) throws CoordinationException, InterruptedException {
-    replaceWatch(new Watched(node, WatcherType.DATA));
+    watched = LeftWatch.replace(client, watched, new LeftWatch(node, queueWatcher, WatcherType.DATA));
     return client.exists(node, queueWatcher);
   }
 
@@ -444,7 +434,7 @@ public final class LeaderLatch implements AutoCloseable {
    * its NODE_DELETED if the node is gone.
    */
   private void awaitTurn(String node) throws CoordinationException, InterruptedException {
-    replaceWatch(new Watched(node, WatcherType.FIRST));
+    watched = LeftWatch.replace(client, watched, new LeftWatch(node, queueWatcher, WatcherType.FIRST));
     client.addWatch(node, AddWatchMode.FIRST, queueWatcher);
     cancelTurnRecheck();
     try {
@@ -459,22 +449,6 @@ public final class LeaderLatch implements AutoCloseable {
       turnRecheck.cancel(false);
       turnRecheck = null;
     }
-  }
-
-  private void replaceWatch(Watched next) {
-    Watched before = watched;
-    if (before != null && !before.equals(next)) {
-      forgetWatch(before);
-    }
-    watched = next;
-  }
-
-  /**
-   * Drops a watch of queueWatcher's, without waiting: the client forgets it at once (so a closed
-   * latch is not kept by the client, nor re-registered on a reconnect), the server when it is told.
-   */
-  private void forgetWatch(Watched left) {
-    client.async().removeWatches(left.node(), queueWatcher, left.type());
   }
 
   private void retryLater(String why) {

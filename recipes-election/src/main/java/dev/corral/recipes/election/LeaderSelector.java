@@ -18,12 +18,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,14 +55,6 @@ public final class LeaderSelector implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(LeaderSelector.class);
   private static final long MAX_RETRY_DELAY_MS = 2_000;
-  /**
-   * A participant waiting for its turn on a FIRST watch reads the queue again
-   * this often. The watch waits for every node whose name ends in a lower
-   * counter, and a node given such a name by hand after the listing, which
-   * no participant would wait for, would hold it back for good (as
-   * LeaderLatch's).
-   */
-  private static final long TURN_RECHECK_NANOS = TimeUnit.SECONDS.toNanos(30);
 
   private final CoordinationClient client;
   private final String path;
@@ -76,7 +66,7 @@ public final class LeaderSelector implements AutoCloseable {
   private final ConnectionStateListener connectionListener = this::onStateChanged;
   private volatile boolean autoRequeue;
   private volatile String id = "";
-  private volatile long turnRecheckNanos = TURN_RECHECK_NANOS;
+  private volatile long turnRecheckNanos = Standing.TURN_RECHECK.toNanos();
 
   // guarded by this
   private boolean queued;
@@ -302,39 +292,31 @@ public final class LeaderSelector implements AutoCloseable {
             signal.awaitChange(seen, Long.MAX_VALUE);
             continue;
           }
-          if (candidacy.node().filter(node -> node.session() != client.sessionId()).isPresent()) {
-            return false; // our node went with its session
-          }
           try {
-            Optional<Long> heldIn = candidacy.node().map(Contenders.OwnNode::session);
             // told by our FIRST watch that no earlier node is left: no need to read the queue again
             String told = toldFirst.getAndSet(null);
-            Standing standing = told != null && candidacy.isCurrent(told) ? Standing.FIRST : candidacy.stand();
-            if (heldIn.isPresent() && !candidacy.node().map(Contenders.OwnNode::session).equals(heldIn)) {
-              // the session changed between the check above and the look: stand() queued a new node in the new
-              // session, but this turn's node went with the old one, and so does the turn (its end withdraws it)
-              return false;
-            }
+            Standing standing = told != null && candidacy.isCurrent(told) ? Standing.FIRST : candidacy.standInSession();
             if (standing.kind() == Standing.Kind.FIRST) {
               return true;
             }
             if (standing.kind() == Standing.Kind.GONE) {
-              return false; // our node was deleted under us
+              return false; // our node was deleted under us, or went with its session
             }
             if (standing.kind() == Standing.Kind.BEHIND) {
               retryDelayMs = 0;
               if (standing.turnWatchable()) {
                 String own = candidacy.node().orElseThrow().path();
-                watched = replace(watched, new LeftWatch(own, turn, WatcherType.FIRST));
+                watched = LeftWatch.replace(client, watched, new LeftWatch(own, turn, WatcherType.FIRST));
                 try {
                   client.addWatch(own, AddWatchMode.FIRST, turn);
                 } catch (NoNodeException gone) {
                   return false; // our node was deleted under us
                 }
-                // looks again now and then: see TURN_RECHECK_NANOS
+                // looks again now and then: see Standing.TURN_RECHECK
                 signal.awaitChange(seen, turnRecheckNanos);
               } else {
-                watched = replace(watched, new LeftWatch(standing.predecessor(), signal, WatcherType.DATA));
+                watched = LeftWatch.replace(client, watched,
+                    new LeftWatch(standing.predecessor(), signal, WatcherType.DATA));
                 if (client.exists(watched.path(), signal).isPresent()) {
                   signal.awaitChange(seen, Long.MAX_VALUE);
                 }
@@ -352,27 +334,13 @@ public final class LeaderSelector implements AutoCloseable {
         if (watched != null) {
           // a watch left that may not have fired (we were interrupted, or the queue changed): drop it without
           // waiting, so neither the client nor a reconnect keeps it
-          client.async().removeWatches(watched.path(), watched.watcher(), watched.type());
+          watched.drop(client);
         }
       }
     }
   }
 
-  /** A watch awaitTurn left: on {@code path}, by {@code watcher}, of {@code type}. */
-  private record LeftWatch(String path, Watcher watcher, WatcherType type) {}
-
-  /**
-   * The watch to leave next, dropping the one left before if it differs (without waiting: one that fired
-   * already is simply not found), so that neither the client nor a reconnect keeps it.
-   */
-  private LeftWatch replace(LeftWatch before, LeftWatch next) {
-    if (before != null && !before.equals(next)) {
-      client.async().removeWatches(before.path(), before.watcher(), before.type());
-    }
-    return next;
-  }
-
-  /** For tests: how often a participant waiting for its turn reads the queue again (30 s otherwise). */
+  /** For tests: how often a participant waiting for its turn reads the queue again ({@link Standing#TURN_RECHECK} otherwise). */
   void recheckTurnEvery(Duration period) {
     turnRecheckNanos = period.toNanos();
   }

@@ -3,6 +3,9 @@ package dev.corral.recipes.election;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.client.CoordinationClient;
+import dev.corral.client.CoordinationException;
+import dev.corral.client.CreateMode;
+import dev.corral.client.CreateOptions;
 import dev.corral.client.grpc.CorralClient;
 import dev.corral.testing.TestingServer;
 import java.time.Duration;
@@ -32,6 +35,14 @@ final class Clients implements AutoCloseable {
     }
     assertTrue(client.blockUntilConnected(WAIT.toSeconds(), TimeUnit.SECONDS), "client did not connect");
     return client;
+  }
+
+  /**
+   * Makes {@code path} (its parents as containers) in a session of its own,
+   * as someone who takes no part in the election would; returns its path.
+   */
+  String createStranger(String path, CreateMode mode) throws CoordinationException, InterruptedException {
+    return connect().create(path, new byte[0], CreateOptions.builder(mode).creatingParentContainers().build()).path();
   }
 
   @Override

@@ -12,7 +12,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.client.CoordinationClient;
 import dev.corral.client.CreateMode;
-import dev.corral.client.CreateOptions;
 import dev.corral.client.SequentialNames;
 import dev.corral.testing.TestingServer;
 import java.time.Duration;
@@ -166,9 +165,7 @@ class LeaderLatchTest {
 
   @Test
   void aLatchBehindASequentialNodeThatIsNoContenderLeadsWhenTheLatchesBeforeItClose() throws Exception {
-    CoordinationClient other = clients.connect();
-    other.create(PATH + "/other-", new byte[0], CreateOptions.builder(CreateMode.EPHEMERAL_SEQUENTIAL)
-        .creatingParentContainers().build());
+    clients.createStranger(PATH + "/other-", CreateMode.EPHEMERAL_SEQUENTIAL);
     LeaderLatch first = latch(clients.connect(), "first");
     first.start();
     assertTrue(first.await(30, TimeUnit.SECONDS), "a node of another kind is not in the latches' queue");
@@ -192,7 +189,7 @@ class LeaderLatchTest {
     second.start();
     await().atMost(Clients.WAIT).until(() -> first.getParticipants().size() == 2);
     // after the second latch listed the queue: a lower counter than any, which its FIRST watch waits for
-    clients.connect().create(PATH + "/other-0000000000", new byte[0], CreateOptions.of(CreateMode.PERSISTENT));
+    clients.createStranger(PATH + "/other-0000000000", CreateMode.PERSISTENT);
 
     first.close();
 

@@ -10,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.corral.client.CoordinationClient;
 import dev.corral.client.CoordinationException;
 import dev.corral.client.CreateMode;
-import dev.corral.client.CreateOptions;
 import dev.corral.testing.TestingServer;
 import java.time.Duration;
 import java.util.List;
@@ -103,13 +102,21 @@ class LeaderSelectorTest {
     turnsById.forEach((id, count) -> assertTrue(count.get() >= 2, id + " led " + count + " times: " + turnsById));
   }
 
+  /** Starts a selector "first" that leads, logging "first leads", until {@code release} counts down. */
+  private void leadUntil(CountDownLatch release, EventLog log) throws InterruptedException {
+    LeaderSelector first = selector(clients.connect(), "first", c -> {
+      log.add("first leads");
+      release.await();
+    });
+    first.start();
+    log.awaitEvents("first leads");
+  }
+
   @Test
   void aWaitingParticipantLeadsOnTheEventOfItsTurnWithoutReadingTheQueueAgain() throws Exception {
     EventLog log = new EventLog();
     CountDownLatch releaseFirst = new CountDownLatch(1);
-    LeaderSelector first = selector(clients.connect(), "first", c -> releaseFirst.await());
-    first.start();
-    await().atMost(Clients.WAIT).until(first::hasLeadership);
+    leadUntil(releaseFirst, log);
     CountingClient counting = new CountingClient(clients.connect());
     LeaderSelector second = selector(counting.client(), "second", c -> log.add("second leads"));
     second.start();
@@ -118,23 +125,16 @@ class LeaderSelectorTest {
 
     releaseFirst.countDown();
 
-    log.awaitEvents("second leads");
+    log.awaitEvents("first leads", "second leads");
     assertEquals(before, counting.multis.get(), "the waiter read the queue again before leading");
   }
 
   @Test
   void aParticipantBehindASequentialNodeThatIsNoParticipantLeadsWhenThoseBeforeItAreDone() throws Exception {
-    CoordinationClient other = clients.connect();
-    other.create(PATH + "/other-", new byte[0], CreateOptions.builder(CreateMode.EPHEMERAL_SEQUENTIAL)
-        .creatingParentContainers().build());
+    clients.createStranger(PATH + "/other-", CreateMode.EPHEMERAL_SEQUENTIAL);
     EventLog log = new EventLog();
     CountDownLatch releaseFirst = new CountDownLatch(1);
-    LeaderSelector first = selector(clients.connect(), "first", c -> {
-      log.add("first leads");
-      releaseFirst.await();
-    });
-    first.start();
-    log.awaitEvents("first leads");
+    leadUntil(releaseFirst, log);
     LeaderSelector second = selector(clients.connect(), "second", c -> log.add("second leads"));
     second.start();
     await().atMost(Clients.WAIT).until(() -> second.getParticipants().size() == 2);
@@ -149,18 +149,13 @@ class LeaderSelectorTest {
   void aParticipantWaitingForItsTurnLooksAgainWhenANodeNamedByHandStandsInFront() throws Exception {
     EventLog log = new EventLog();
     CountDownLatch releaseFirst = new CountDownLatch(1);
-    LeaderSelector first = selector(clients.connect(), "first", c -> {
-      log.add("first leads");
-      releaseFirst.await();
-    });
-    first.start();
-    log.awaitEvents("first leads");
+    leadUntil(releaseFirst, log);
     LeaderSelector second = selector(clients.connect(), "second", c -> log.add("second leads"));
     second.recheckTurnEvery(Duration.ofMillis(200));
     second.start();
     await().atMost(Clients.WAIT).until(() -> second.getParticipants().size() == 2);
     // after the second listed the queue: a lower counter than any, which its FIRST watch waits for
-    clients.connect().create(PATH + "/other-0000000000", new byte[0], CreateOptions.of(CreateMode.PERSISTENT));
+    clients.createStranger(PATH + "/other-0000000000", CreateMode.PERSISTENT);
 
     releaseFirst.countDown();
 
