@@ -22,6 +22,7 @@ final class Candidacy {
   private final Supplier<byte[]> data;
   private OwnNode node;
   private String pendingGuid;
+  private long attemptSession; // standInSession's: the session the attempt lives in, 0 until its first call
 
   Candidacy(CoordinationClient client, Contenders contenders, Supplier<byte[]> data) {
     this.client = client;
@@ -56,16 +57,22 @@ final class Candidacy {
   }
 
   /**
-   * As {@link #stand()}, except that a node of an earlier session ends the
-   * standing (GONE) instead of being replaced: a selector's turn is over once
-   * its node went with its session, as in Curator. The session is read once,
-   * so a new one coming in meanwhile cannot queue a node for the turn.
+   * As {@link #stand()}, but for a participant whose attempt lives in one
+   * session (a selector's turn, as in Curator): the session current at the
+   * first call is the attempt's, and once another one is current the standing
+   * is GONE, whether the attempt held a node then or was still joining (a
+   * join whose reply was lost may have made a node, which went with it). A
+   * node of an earlier session is never replaced.
    */
   Standing standInSession() throws CoordinationException, InterruptedException {
-    if (node == null) {
-      return join();
+    long session = client.sessionId();
+    if (attemptSession == 0) {
+      attemptSession = session;
     }
-    return node.session() == client.sessionId() ? examineHeld() : Standing.GONE;
+    if (session != attemptSession || node != null && node.session() != session) {
+      return Standing.GONE;
+    }
+    return node == null ? join() : examineHeld();
   }
 
   private Standing examineHeld() throws CoordinationException, InterruptedException {
