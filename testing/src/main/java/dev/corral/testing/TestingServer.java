@@ -38,7 +38,6 @@ public final class TestingServer implements AutoCloseable {
   private volatile int port;
   private final Path dataDir;
   private final Duration tick;
-  private final boolean ownsDataDir;
   private CorralServer server;
   private boolean closed;
 
@@ -47,25 +46,52 @@ public final class TestingServer implements AutoCloseable {
     this(0, DEFAULT_TICK);
   }
 
+  /** Starts a server on {@code port} (0 for a free one) with a fresh temporary data directory. */
+  public TestingServer(int port) {
+    this(port, DEFAULT_TICK);
+  }
+
+  /**
+   * A server on a free port with a fresh temporary data directory, started
+   * now if {@code start}, else by {@link #start()}. Its port is chosen at
+   * once either way, so a client can be given {@link #getConnectString()}
+   * before the server runs.
+   */
+  public TestingServer(boolean start) {
+    this(0, start);
+  }
+
+  /**
+   * A server on {@code port} (0 for a free one, chosen at once) with a fresh
+   * temporary data directory, started now if {@code start}, else by
+   * {@link #start()}.
+   */
+  public TestingServer(int port, boolean start) {
+    this(port, DEFAULT_TICK, start);
+  }
+
   /**
    * Starts a server on {@code port} (0 for a free one) with a fresh temporary
    * data directory and the given session tick.
    */
   public TestingServer(int port, Duration tick) {
-    this(port, tick, TestingResources.newTempDir(), true);
+    this(port, tick, true);
   }
 
-  private TestingServer(int port, Duration tick, Path dataDir, boolean ownsDataDir) {
-    this.port = port;
+  private TestingServer(int port, Duration tick, boolean start) {
+    if (port < 0 || port > 65_535) {
+      throw new IllegalArgumentException("port must be 0 (a free one) or in [1, 65535], was " + port);
+    }
+    this.port = port == 0 && !start ? LoopbackPorts.free() : port;
     this.tick = tick;
-    this.dataDir = dataDir;
-    this.ownsDataDir = ownsDataDir;
+    this.dataDir = TestingResources.newTempDir();
+    if (!start) {
+      return;
+    }
     try {
       start();
     } catch (RuntimeException e) {
-      if (ownsDataDir) {
-        TestingResources.deleteRecursively(dataDir); // no one can close a server that did not start
-      }
+      TestingResources.deleteRecursively(dataDir); // no one can close a server that did not start
       throw e;
     }
   }
@@ -171,8 +197,6 @@ public final class TestingServer implements AutoCloseable {
     }
     stop();
     closed = true;
-    if (ownsDataDir) {
-      TestingResources.deleteRecursively(dataDir);
-    }
+    TestingResources.deleteRecursively(dataDir);
   }
 }

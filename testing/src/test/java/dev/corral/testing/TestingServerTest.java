@@ -10,6 +10,7 @@ import dev.corral.server.LoopbackPorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.BindException;
+import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -56,6 +57,48 @@ class TestingServerTest {
           () -> new TestingServer(port, TestingServer.DEFAULT_TICK));
       assertInstanceOf(BindException.class, failure.getCause());
       assertTrue(failure.getMessage().contains("127.0.0.1:" + port), failure.getMessage());
+    }
+  }
+
+  @Test
+  void aServerMadeNotStartedHasItsPortAtOnceAndListensThereOnceStarted() throws IOException {
+    try (TestingServer server = new TestingServer(false)) {
+      int port = server.getPort();
+      assertFalse(server.isRunning());
+      assertTrue(port >= LoopbackPorts.LOWEST && port < LoopbackPorts.ephemeralStart(), "port " + port);
+      assertThrows(ConnectException.class, () -> connect(port));
+
+      server.start();
+
+      assertTrue(server.isRunning());
+      assertEquals(port, server.getPort());
+      assertEquals("127.0.0.1:" + port, server.getConnectString());
+      connect(port);
+    }
+  }
+
+  @Test
+  void aServerOnAGivenPortListensThereAndAnotherTakesThePortAfterItIsClosed() throws IOException {
+    int port = LoopbackPorts.free();
+    try (TestingServer first = new TestingServer(port)) {
+      assertEquals(port, first.getPort());
+      connect(port);
+    }
+    try (TestingServer second = new TestingServer(port, true)) {
+      assertTrue(second.isRunning());
+      connect(port);
+    }
+  }
+
+  @Test
+  void aPortOutsideTheRangeOfPortsIsRefusedNamingIt() {
+    IllegalArgumentException refused = assertThrows(IllegalArgumentException.class, () -> new TestingServer(70_000));
+    assertTrue(refused.getMessage().contains("70000"), refused.getMessage());
+  }
+
+  private static void connect(int port) throws IOException {
+    try (Socket socket = new Socket()) {
+      socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 10_000);
     }
   }
 }
