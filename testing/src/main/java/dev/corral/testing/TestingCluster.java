@@ -91,18 +91,53 @@ public final class TestingCluster implements AutoCloseable {
     this.dataDirs = members.stream().map(m -> TestingResources.newTempDir()).toList();
     this.servers = new CorralServer[size];
     try {
-      // members start together: each waits for the others to elect a leader
-      List<CompletableFuture<Void>> starts = new ArrayList<>();
-      for (int i = 0; i < size; i++) {
-        int index = i;
-        starts.add(CompletableFuture.runAsync(() -> startMember(index)));
-      }
-      CompletableFuture.allOf(starts.toArray(CompletableFuture[]::new)).join();
-      awaitLeader();
+      startStopped();
     } catch (RuntimeException e) {
       close();
       throw e;
     }
+  }
+
+  /**
+   * Starts every member that is not running, together, on their ports and
+   * data, and returns once they have a leader: after {@link #stop()}, the
+   * whole ensemble again. The constructor has started them all already, so
+   * calling it then (as Curator's tests call {@code start()}) does nothing.
+   */
+  public void start() {
+    synchronized (this) {
+      if (closed) {
+        throw new IllegalStateException("the testing cluster was closed");
+      }
+    }
+    startStopped();
+  }
+
+  /** Stops every running member cleanly, keeping their ports and data for {@link #start()}. */
+  public void stop() {
+    for (int i = 0; i < servers.length; i++) {
+      CorralServer server;
+      synchronized (this) {
+        server = servers[i];
+        servers[i] = null;
+      }
+      if (server != null) {
+        server.close();
+      }
+    }
+  }
+
+  private void startStopped() {
+    // members start together: each waits for the others to elect a leader
+    List<CompletableFuture<Void>> starts = new ArrayList<>();
+    for (int i = 0; i < servers.length; i++) {
+      if (!isRunning(i)) {
+        int index = i;
+        starts.add(CompletableFuture.runAsync(() -> startMember(index)));
+      }
+    }
+    CompletableFuture.allOf(starts.toArray(CompletableFuture[]::new)).join();
+    awaitLeader();
   }
 
   /** Every member's client address, for a client's connect string. */
@@ -208,16 +243,7 @@ public final class TestingCluster implements AutoCloseable {
       }
       closed = true;
     }
-    for (int i = 0; i < servers.length; i++) {
-      CorralServer server;
-      synchronized (this) {
-        server = servers[i];
-        servers[i] = null;
-      }
-      if (server != null) {
-        server.close();
-      }
-    }
+    stop();
     dataDirs.forEach(TestingResources::deleteRecursively);
   }
 

@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -211,6 +212,28 @@ class EnsembleTest {
       return true;
     });
     assertArrayEquals("back".getBytes(UTF_8), client.getData("/ok").data());
+  }
+
+  @Test
+  void aStoppedEnsembleStartedAgainKeepsItsDataAndItsClientsSessions() throws Exception {
+    cluster = new TestingCluster(3);
+    cluster.start(); // as Curator's tests do: the members run already, so nothing changes
+    CorralClient client = connect(cluster.getConnectString(), Duration.ofSeconds(30));
+    long session = client.sessionId();
+    client.create("/kept", "kept".getBytes(UTF_8), CreateMode.PERSISTENT);
+    client.create("/mine", new byte[0], CreateMode.EPHEMERAL);
+
+    cluster.stop();
+    for (int i = 0; i < cluster.size(); i++) {
+      assertFalse(cluster.isRunning(i), "member " + i + " runs");
+    }
+    assertEquals(-1, cluster.getLeaderIndex());
+    cluster.start();
+
+    assertTrue(cluster.getLeaderIndex() >= 0);
+    await().atMost(WAIT).ignoreExceptions().until(() -> client.exists("/mine") != null);
+    assertEquals(session, client.sessionId());
+    assertArrayEquals("kept".getBytes(UTF_8), client.getData("/kept").data());
   }
 
   /** A client given every member's address that happened to attach to member {@code index}. */
