@@ -89,17 +89,17 @@ final class LockDriver {
         }
         Optional<Granted> granted = waitForGrant(entry, guid, deadline);
         if (granted.isEmpty()) {
-          LockNodes.abandon(client, dir, guid, session, null);
+          LockNodes.abandon(client, dir, guid, null);
         }
         return granted;
       } catch (SessionExpiredException | NoNodeException nodeLost) {
-        LockNodes.abandon(client, dir, guid, session, nodeLost);
+        LockNodes.abandon(client, dir, guid, nodeLost);
         if (!requeue || deadline.expired()) {
           throw nodeLost;
         }
         // the node went with its session (or was deleted): never granted; queue again with a new one
       } catch (Throwable failure) {
-        LockNodes.abandon(client, dir, guid, session, failure);
+        LockNodes.abandon(client, dir, guid, failure);
         throw failure;
       }
     }

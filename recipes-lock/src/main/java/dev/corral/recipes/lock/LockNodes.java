@@ -152,9 +152,14 @@ final class LockNodes {
    * answers; else keeps trying in the background. Runs even if the calling
    * thread was interrupted (the interrupt is kept). A failure of the first
    * try is attached to {@code cause} (when there is one).
+   *
+   * <p>The nodes are looked for in the client's session now, not the one the
+   * attempt began in: a create retried after that session ended made its node
+   * in the new one, where nothing else would ever remove it, while a node of
+   * the ended session went with it.
    */
-  static void abandon(CoordinationClient client, String dir, String guid, long session, Throwable cause) {
-    BackgroundRetry.nowOrInBackground(client, session, "remove abandoned lock node under " + dir,
+  static void abandon(CoordinationClient client, String dir, String guid, Throwable cause) {
+    BackgroundRetry.nowOrInBackground(client, client.sessionId(), "remove abandoned lock node under " + dir,
         () -> removeOwn(client, dir, guid)).ifPresent(failure -> {
           if (cause != null) {
             cause.addSuppressed(failure);

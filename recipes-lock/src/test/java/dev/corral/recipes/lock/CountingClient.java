@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -26,6 +27,7 @@ final class CountingClient implements InvocationHandler {
   private final Map<Watcher, Watcher> wrapped = Collections.synchronizedMap(new IdentityHashMap<>());
   private final CoordinationClient proxy;
   private final AtomicBoolean loseNextMultiReply = new AtomicBoolean();
+  private final AtomicReference<Runnable> beforeFailingNextMulti = new AtomicReference<>();
   private static final Set<String> SERVER_CALLS = Set.of("create", "delete", "exists", "getData", "setData",
       "getChildren", "getChildrenWithStat", "multi", "sync", "addWatch", "removeWatches");
 
@@ -57,6 +59,15 @@ final class CountingClient implements InvocationHandler {
   /** The next multi is run, but its reply is "lost": it throws ConnectionLossException. */
   void loseNextMultiReply() {
     loseNextMultiReply.set(true);
+  }
+
+  /**
+   * The next multi is not sent: {@code meanwhile} runs (a session's end, say),
+   * then it throws ConnectionLossException, as a connection lost before the
+   * request went out.
+   */
+  void failNextMultiAfter(Runnable meanwhile) {
+    beforeFailingNextMulti.set(meanwhile);
   }
 
   /** Watch events delivered to watchers set through this client. */
@@ -101,6 +112,11 @@ final class CountingClient implements InvocationHandler {
     try {
       if (method.isDefault()) {
         return InvocationHandler.invokeDefault(self, method, args);
+      }
+      Runnable meanwhile = method.getName().equals("multi") ? beforeFailingNextMulti.getAndSet(null) : null;
+      if (meanwhile != null) {
+        meanwhile.run();
+        throw new ConnectionLossException("the connection was lost before the request went out (test)", null);
       }
       Object result = method.invoke(delegate, args);
       if (method.getName().equals("multi") && loseNextMultiReply.compareAndSet(true, false)) {

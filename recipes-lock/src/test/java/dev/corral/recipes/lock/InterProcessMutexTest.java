@@ -112,6 +112,29 @@ class InterProcessMutexTest extends ServerTest {
   }
 
   @Test
+  void aCreateRetriedAcrossASessionChangeLeavesNoNodeOfTheNewSessionBehind() throws Exception {
+    CountingClient counting = clients.newCountingClient();
+    CoordinationClient client = counting.client();
+    InterProcessMutex lock = new InterProcessMutex(client, path);
+    long first = client.sessionId();
+    counting.failNextMultiAfter(() -> {
+      server.expireSession(first);
+      await().atMost(PATIENCE).until(() -> client.sessionId() != first && client.state().isConnected());
+    });
+
+    assertTrue(lock.acquire(seconds(PATIENCE), TimeUnit.SECONDS), "acquired in the new session");
+    try {
+      assertEquals(1, lock.getParticipantNodes().size(), "the retried create's node, then the lock's: "
+          + lock.getParticipantNodes());
+    } finally {
+      lock.release();
+    }
+    InterProcessMutex other = new InterProcessMutex(clients.newClient(), path);
+    assertTrue(other.acquire(seconds(PATIENCE), TimeUnit.SECONDS), "nothing is left in the way of another client");
+    other.release();
+  }
+
+  @Test
   void timedOutAcquireWhoseCreateReplyWasLostLeavesNoNode() throws Exception {
     InterProcessMutex holder = new InterProcessMutex(clients.newClient(), path);
     holder.acquire();
