@@ -231,7 +231,7 @@ class EnsembleTest {
     cluster.start();
 
     assertTrue(cluster.getLeaderIndex() >= 0);
-    await().atMost(WAIT).ignoreExceptions().until(() -> client.exists("/mine") != null);
+    await().atMost(WAIT).ignoreExceptions().until(() -> client.exists("/mine").isPresent());
     assertEquals(session, client.sessionId());
     assertArrayEquals("kept".getBytes(UTF_8), client.getData("/kept").data());
   }
