@@ -45,14 +45,15 @@ public final class BackgroundRetry {
    * is not would wait for the connection, past the caller's deadline), else,
    * or when it fails short of {@link #endsTrying}, goes on with it as
    * {@link #untilSessionEnds} does. Tries nothing once {@code session} is no
-   * longer the client's: its ephemeral nodes went with it. Runs even if the
+   * longer the client's: its ephemeral nodes went with it; nor for session 0,
+   * the client's between sessions, which owns no node. Runs even if the
    * calling thread was interrupted (the interrupt is kept).
    *
    * @return the failure of the try made now, for the caller to attach or throw
    */
   public static Optional<Exception> nowOrInBackground(CoordinationClient client, long session, String what,
       Attempt attempt) {
-    if (session != client.sessionId()) {
+    if (session == 0 || session != client.sessionId()) {
       return Optional.empty();
     }
     if (!client.state().isConnected()) {

@@ -156,14 +156,10 @@ final class LockNodes {
    * <p>The nodes are looked for in the client's session now, not the one the
    * attempt began in: a create retried after that session ended made its node
    * in the new one, where nothing else would ever remove it, while a node of
-   * the ended session went with it. Between sessions there is none to look in.
+   * the ended session went with it (between sessions, nothing is tried).
    */
   static void abandon(CoordinationClient client, String dir, String guid, Throwable cause) {
-    long session = client.sessionId();
-    if (session == 0) {
-      return;
-    }
-    BackgroundRetry.nowOrInBackground(client, session, "remove abandoned lock node under " + dir,
+    BackgroundRetry.nowOrInBackground(client, client.sessionId(), "remove abandoned lock node under " + dir,
         () -> removeOwn(client, dir, guid)).ifPresent(failure -> {
           if (cause != null) {
             cause.addSuppressed(failure);
