@@ -124,7 +124,6 @@ public final class LeaderLatch implements AutoCloseable {
 
   private record Registration(LeaderLatchListener listener, SerialExecutor executor) {}
 
-
   /** A latch with an empty participant id, closing {@link CloseMode#SILENT silently}. */
   public LeaderLatch(CoordinationClient client, String path) {
     this(client, path, "", CloseMode.SILENT);

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.client.CoordinationClient;
 import dev.corral.client.CreateMode;
-import dev.corral.client.CreateOptions;
 import dev.corral.testing.TestingServer;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -202,18 +201,16 @@ class CuratorElectionScenariosTest {
 
   @Test
   void aWaitingSelectorThatSwitchesWatchesLeavesNoWatchBehind() throws Exception {
-    CoordinationClient other = clients.connect();
-    String stranger = other.create(PATH + "/other-", new byte[0], CreateOptions.builder(
-        CreateMode.PERSISTENT_SEQUENTIAL).creatingParentContainers().build()).path();
+    String stranger = clients.createStranger(PATH + "/other-", CreateMode.PERSISTENT_SEQUENTIAL);
     // a participant that stays first: a node of the selectors' queue, held by another session
-    other.create(PATH + "/lock-", new byte[0], CreateMode.EPHEMERAL_SEQUENTIAL);
+    clients.createStranger(PATH + "/lock-", CreateMode.EPHEMERAL_SEQUENTIAL);
     WatchTrackingClient tracking = new WatchTrackingClient(clients.connect());
     LeaderSelector waiting = selector(tracking.client(), "waiting", client -> { });
     waiting.start();
     // behind a node that is no participant: it watches its predecessor
     await().atMost(Clients.WAIT).until(() -> !tracking.outstanding().isEmpty());
     Set<String> onPredecessor = tracking.outstanding();
-    other.delete(stranger, -1);
+    clients.connect().delete(stranger, -1);
     server.restart(); // the reconnect wakes the waiter, which now leaves a FIRST watch on its own node instead
     await().atMost(Clients.WAIT).until(() -> !tracking.outstanding().isEmpty()
         && !tracking.outstanding().equals(onPredecessor));
