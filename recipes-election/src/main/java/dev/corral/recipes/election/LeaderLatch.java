@@ -13,6 +13,7 @@ import dev.corral.client.Stat;
 import dev.corral.client.Watcher;
 import dev.corral.client.WatcherType;
 import dev.corral.recipes.election.Contenders.Standing;
+import java.io.EOFException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
@@ -240,13 +241,13 @@ public final class LeaderLatch implements AutoCloseable {
   /**
    * Waits until this latch is leader.
    *
-   * @throws IllegalStateException if the latch is not started, or is closed while waiting
+   * @throws EOFException if the latch is not started, or is closed (also while waiting), as Curator's
    */
-  public void await() throws InterruptedException {
+  public void await() throws InterruptedException, EOFException {
     synchronized (leadership) {
       while (!hasLeadership()) {
         if (state.get() != State.STARTED) {
-          throw new IllegalStateException(state.get() == State.LATENT
+          throw new EOFException(state.get() == State.LATENT
               ? "the latch is not started" : "the latch was closed");
         }
         leadership.wait();

@@ -244,7 +244,7 @@ public final class LeaderSelector implements AutoCloseable {
       log.warn("selector {} on {}: turn failed", id, path, e);
     } catch (VirtualMachineError e) {
       throw e; // the JVM itself is failing
-    } catch (RuntimeException | Error e) {
+    } catch (Exception | Error e) {
       // as Curator: whatever the leader's work threw ends this turn only (an AssertionError too), so autoRequeue holds
       log.error("selector {} on {}: takeLeadership threw", id, path, e);
     } finally {
@@ -346,7 +346,7 @@ public final class LeaderSelector implements AutoCloseable {
   }
 
   /** Runs takeLeadership unless the connection went meanwhile; false means "wait for the turn again". */
-  private boolean lead() throws CoordinationException, InterruptedException {
+  private boolean lead() throws Exception {
     synchronized (this) {
       // checked under the lock the state listener takes: a SUSPENDED after this finds us LEADING and interrupts
       if (!canLead(client.state())) {

@@ -3,7 +3,6 @@ package dev.corral.recipes.election;
 import dev.corral.client.ConnectionState;
 import dev.corral.client.ConnectionStateListener;
 import dev.corral.client.CoordinationClient;
-import dev.corral.client.CoordinationException;
 
 /**
  * What a {@link LeaderSelector} runs while its participant leads.
@@ -22,8 +21,11 @@ import dev.corral.client.CoordinationException;
  */
 @FunctionalInterface
 public interface LeaderSelectorListener extends ConnectionStateListener {
-  /** Leads until it returns; must stop promptly when interrupted. */
-  void takeLeadership(CoordinationClient client) throws CoordinationException, InterruptedException;
+  /**
+   * Leads until it returns; must stop promptly when interrupted. Whatever it
+   * throws ends this turn only (logged), as in Curator, whose signature this is.
+   */
+  void takeLeadership(CoordinationClient client) throws Exception;
 
   @Override
   default void stateChanged(CoordinationClient client, ConnectionState newState) {}

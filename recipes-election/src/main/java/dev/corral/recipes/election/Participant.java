@@ -12,4 +12,9 @@ public record Participant(String id, boolean isLeader) {
   public Participant {
     Objects.requireNonNull(id, "id");
   }
+
+  /** The id, by Curator's name for it. */
+  public String getId() {
+    return id;
+  }
 }

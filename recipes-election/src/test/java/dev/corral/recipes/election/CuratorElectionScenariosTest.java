@@ -83,7 +83,7 @@ class CuratorElectionScenariosTest {
     while (!live.isEmpty()) {
       await().atMost(Clients.WAIT).until(() -> live.stream().filter(LeaderLatch::hasLeadership).count() == 1);
       LeaderLatch leader = live.stream().filter(LeaderLatch::hasLeadership).findFirst().orElseThrow();
-      assertEquals(leader.getId(), leader.getLeader().id());
+      assertEquals(leader.getId(), leader.getLeader().getId(), "Participant.getId(), as Curator spells it");
       leader.close();
       assertFalse(leader.hasLeadership());
       live.remove(leader);

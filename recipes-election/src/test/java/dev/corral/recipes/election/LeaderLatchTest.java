@@ -14,6 +14,7 @@ import dev.corral.client.CoordinationClient;
 import dev.corral.client.CreateMode;
 import dev.corral.client.SequentialNames;
 import dev.corral.testing.TestingServer;
+import java.io.EOFException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -390,8 +391,22 @@ class LeaderLatchTest {
     follower.close();
     awaiter.join();
 
-    assertInstanceOf(IllegalStateException.class, outcome.get());
+    assertInstanceOf(EOFException.class, outcome.get(), "as Curator's await on a closed latch");
     assertFalse(follower.await(1, TimeUnit.MILLISECONDS));
+  }
+
+  @Test
+  void awaitOnALatchNeverStartedOrClosedThrowsEOFExceptionAsCurator() throws Exception {
+    LeaderLatch latch = latch(clients.connect(), "x");
+    EOFException notStarted = assertThrows(EOFException.class, latch::await);
+    assertEquals("the latch is not started", notStarted.getMessage());
+
+    latch.start();
+    latch.await();
+    latch.close();
+
+    EOFException closed = assertThrows(EOFException.class, latch::await);
+    assertEquals("the latch was closed", closed.getMessage());
   }
 
   @Test

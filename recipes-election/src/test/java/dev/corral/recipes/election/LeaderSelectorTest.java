@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.client.CoordinationClient;
-import dev.corral.client.CoordinationException;
 import dev.corral.client.CreateMode;
 import dev.corral.testing.TestingServer;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -205,6 +205,24 @@ class LeaderSelectorTest {
   }
 
   @Test
+  void aTakeLeadershipThatThrowsACheckedExceptionEndsOnlyItsTurn() throws Exception {
+    EventLog log = new EventLog();
+    AtomicInteger turns = new AtomicInteger();
+    LeaderSelector selector = selector(clients.connect(), "x", c -> {
+      log.add("leading");
+      if (turns.incrementAndGet() == 1) {
+        throw new IOException("the leader's own work failed"); // Curator's takeLeadership throws Exception
+      }
+      new CountDownLatch(1).await();
+    });
+    selector.autoRequeue();
+    selector.start();
+
+    log.awaitEvents("leading", "leading");
+    assertTrue(selector.hasLeadership());
+  }
+
+  @Test
   void aWaitingTurnWhoseSessionEndsIsOverAsInCurator() throws Exception {
     EventLog log = new EventLog();
     LeaderSelector leader = selector(clients.connect(), "leader", leadUntilInterrupted(log));
@@ -261,7 +279,7 @@ class LeaderSelectorTest {
     EventLog states = new EventLog();
     LeaderSelector selector = selector(clients.connect(), "x", new LeaderSelectorListener() {
       @Override
-      public void takeLeadership(CoordinationClient client) throws CoordinationException, InterruptedException {
+      public void takeLeadership(CoordinationClient client) throws Exception {
         leadUntilInterrupted(log).takeLeadership(client);
       }
 
@@ -289,7 +307,7 @@ class LeaderSelectorTest {
     EventLog log = new EventLog();
     LeaderSelector selector = selector(clients.connect(), "x", new LeaderSelectorListenerAdapter() {
       @Override
-      public void takeLeadership(CoordinationClient client) throws CoordinationException, InterruptedException {
+      public void takeLeadership(CoordinationClient client) throws Exception {
         leadUntilInterrupted(log).takeLeadership(client);
       }
     });

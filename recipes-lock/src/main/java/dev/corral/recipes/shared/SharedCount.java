@@ -138,6 +138,20 @@ public final class SharedCount implements SharedCountReader, AutoCloseable {
     }
   }
 
+  /**
+   * Curator's older form: sets the count only if nobody set it since this
+   * instance last saw it, as {@code trySetCount(getVersionedValue(), newCount)}.
+   *
+   * @deprecated as in Curator: take the value with {@link #getVersionedValue()}
+   *     and pass it to {@link #trySetCount(VersionedValue, int)}, so the check is
+   *     against the value the caller decided on
+   * @throws IllegalStateException if not started, or closed
+   */
+  @Deprecated
+  public boolean trySetCount(int newCount) throws CoordinationException, InterruptedException {
+    return trySetCount(getVersionedValue(), newCount);
+  }
+
   @Override
   public void addListener(SharedCountListener listener) {
     addListener(listener, Runnable::run);

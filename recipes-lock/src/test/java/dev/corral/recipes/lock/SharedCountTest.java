@@ -88,6 +88,18 @@ class SharedCountTest extends ServerTest {
   }
 
   @Test
+  @SuppressWarnings("deprecation") // Curator's older trySetCount, which ported code calls
+  void trySetCountOfANumberAloneSetsFromTheValueLastSeen() throws Exception {
+    SharedCount count = start(0);
+
+    assertTrue(count.trySetCount(1));
+    assertTrue(count.trySetCount(10));
+
+    assertEquals(10, count.getCount());
+    assertArrayEquals(new byte[] {0, 0, 0, 10}, clients.newClient().getData(path).data());
+  }
+
+  @Test
   void aChangeAfterTheServerRestartedIsHeard() throws Exception {
     SharedCount count = start(1);
     BlockingQueue<Integer> heard = heard(count);
