@@ -237,13 +237,11 @@ final class SessionManager implements SessionStream.Listener {
       if (reRegistration != null) {
         submitInternal(stream, Request.newBuilder().setSetWatches(reRegistration).build(), "SetWatches");
       }
+      // a request keeps its connection timeout until it is sent: this stream may already be dead
       Pending pending;
-      while ((pending = waiting.poll()) != null) {
+      while ((pending = waiting.peek()) != null && stream.send(pending)) {
+        waiting.poll();
         pending.cancelTimeout();
-        if (!stream.send(pending)) {
-          waiting.addFirst(pending);
-          break;
-        }
       }
       long period = Math.max(1, timeoutMs / 3);
       stream.heartbeat(scheduler.scheduleAtFixedRate(() -> heartbeat(stream), period, period, TimeUnit.MILLISECONDS));

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.client.AddWatchMode;
 import dev.corral.client.ClientClosedException;
+import dev.corral.client.ConnectionLossException;
 import dev.corral.client.ConnectionState;
 import dev.corral.client.CreateMode;
 import dev.corral.client.EventType;
@@ -22,6 +23,7 @@ import dev.corral.client.Protection;
 import dev.corral.client.WatchedEvent;
 import dev.corral.client.Watcher;
 import dev.corral.client.WatcherType;
+import dev.corral.proto.v1.ServerMessage;
 import dev.corral.testing.TestingServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -95,6 +97,26 @@ class ClientEdgeCasesTest {
     resumed.close(); // closes the session: every ephemeral node of it goes, the gone client's too
     assertFalse(client.exists("/resumed").isPresent());
     assertFalse(client.exists("/gone").isPresent());
+  }
+
+  @Test
+  void aRequestThatCouldNotBeSentOnAStreamThatDiedAsItConnectedStillFailsAtTheConnectionTimeout() throws Exception {
+    FaultInjector network = new FaultInjector();
+    // a session far longer than the connection timeout: the request must not wait for the session to be lost
+    CorralClient cut = connect(CorralClient.builder().interceptor(network).connectionTimeout(Duration.ofSeconds(1)),
+        server.getTick().multipliedBy(20));
+    network.refuseNewStreams(true);
+    network.cutStream();
+    await().atMost(Duration.ofSeconds(WAIT_SECONDS)).until(() -> cut.state() == ConnectionState.SUSPENDED);
+    CompletableFuture<?> queued = cut.async().exists("/x"); // waits for a connection
+    network.cutOnArrivalOf(ServerMessage::hasConnected);
+    network.refuseNewStreams(false);
+
+    ExecutionException failed = assertThrows(ExecutionException.class,
+        () -> queued.get(WAIT_SECONDS, TimeUnit.SECONDS));
+
+    assertInstanceOf(ConnectionLossException.class, failed.getCause(), failed.getCause().toString());
+    assertEquals(ConnectionState.SUSPENDED, cut.state(), "the session is not lost meanwhile");
   }
 
   @Test

@@ -27,6 +27,7 @@ final class FaultInjector implements ClientInterceptor {
   private final AtomicReference<Predicate<ServerMessage>> dropOnce = new AtomicReference<>();
   private final CompletableFuture<ServerMessage> dropped = new CompletableFuture<>();
   private final AtomicReference<ClientCall<?, ?>> silenced = new AtomicReference<>();
+  private final AtomicReference<Predicate<ServerMessage>> cutOnArrival = new AtomicReference<>();
   private volatile boolean refusing;
 
   /** Requests sent other than pings. */
@@ -56,6 +57,15 @@ final class FaultInjector implements ClientInterceptor {
     silenced.set(current.get());
   }
 
+  /**
+   * Cuts the stream on which the first server message matching {@code which}
+   * arrives, then hands the message on (the client reads it from a stream already
+   * dead), and refuses new streams from then on.
+   */
+  void cutOnArrivalOf(Predicate<ServerMessage> which) {
+    cutOnArrival.set(which);
+  }
+
   /** While true, every new stream fails at once with UNAVAILABLE. */
   void refuseNewStreams(boolean refuse) {
     refusing = refuse;
@@ -77,6 +87,13 @@ final class FaultInjector implements ClientInterceptor {
           public void onMessage(RespT message) {
             if (silenced.get() == self) {
               self.request(1);
+              return;
+            }
+            Predicate<ServerMessage> cut = cutOnArrival.get();
+            if (cut != null && cut.test((ServerMessage) message) && cutOnArrival.compareAndSet(cut, null)) {
+              refusing = true;
+              self.cancel("the test cut the stream", null);
+              super.onMessage(message);
               return;
             }
             Predicate<ServerMessage> which = dropOnce.get();
