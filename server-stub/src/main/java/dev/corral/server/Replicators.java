@@ -57,6 +57,7 @@ final class Replicators {
         .members(config.memberId(), members)
         .snapshotThreshold(config.snapshotEvery())
         .electionTimeout(config.electionTimeoutMin(), config.electionTimeoutMax())
+        .sessionTick(config.tick())
         .operationTimeout(config.operationTimeout());
     config.logSegmentBytes().ifPresent(builder::logSegmentBytes);
     return builder.build();

@@ -68,6 +68,7 @@ public final class ServerCore implements ReplicatedState {
   private volatile int snapshotsLoaded; // written under the write lock
   private volatile Replicator replicator;
   private volatile String failure;
+  private volatile String leaderless; // why, while this member has no leader it hears from
   private volatile java.util.function.Consumer<String> onFailure = why -> { };
 
   public ServerCore(Clock clock, SessionTracker tracker) {
@@ -247,6 +248,41 @@ public final class ServerCore implements ReplicatedState {
   /** Why this server stopped serving, if it did. */
   public Optional<String> failure() {
     return Optional.ofNullable(failure);
+  }
+
+  /** Why this server serves no session now, if it does not: it failed, or it has no leader it hears from. */
+  public Optional<String> notServing() {
+    String why = failure;
+    return Optional.ofNullable(why != null ? why : leaderless);
+  }
+
+  /**
+   * Ends every attached stream with NOT_READY, and {@link #notServing} refuses
+   * new ones, until {@link #leaderReachable}: cut off from the majority, this
+   * member would keep answering its clients (their pings too) while the majority
+   * expires their sessions, and a lock holder or leader connected here would
+   * never hear that it lost them. Its clients go SUSPENDED and move to a member
+   * that has a leader, as ZooKeeper's do when their server loses its quorum.
+   */
+  @Override
+  public void leaderUnreachable(String why) {
+    if (leaderless == null) {
+      log.warn("Not serving sessions: {}", why);
+    }
+    leaderless = why;
+    List<SessionSink> sinks = List.copyOf(attached.values());
+    if (!sinks.isEmpty()) {
+      log.warn("Ending {} session streams: {}", sinks.size(), why);
+      sinks.forEach(sink -> sink.serverStopped(why));
+    }
+  }
+
+  @Override
+  public void leaderReachable() {
+    if (leaderless != null) {
+      log.info("Serving sessions again: a leader is heard from");
+      leaderless = null;
+    }
   }
 
   /** Runs {@code action} (once) if the server stops serving. */

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.client.Code;
+import dev.corral.client.ConnectionState;
 import dev.corral.client.CoordinationException;
 import dev.corral.client.CreateMode;
 import dev.corral.client.EventType;
@@ -212,6 +213,32 @@ class EnsembleTest {
       return true;
     });
     assertArrayEquals("back".getBytes(UTF_8), client.getData("/ok").data());
+  }
+
+  @Test
+  void aMemberLeftWithoutAMajorityStopsServingSoItsClientHearsSuspendedThenLost() throws Exception {
+    cluster = new TestingCluster(3);
+    int leader = cluster.awaitLeader();
+    int survivor = (leader + 1) % 3;
+    int other = (leader + 2) % 3;
+    CorralClient client = connect(cluster.getConnectString(survivor), Duration.ofSeconds(4));
+    StateRecorder states = new StateRecorder();
+    client.addConnectionStateListener(states);
+    client.create("/mine", new byte[0], CreateMode.EPHEMERAL);
+    long session = client.sessionId();
+
+    cluster.killServer(leader);
+    cluster.killServer(other);
+
+    // the survivor must not go on answering the client (its pings too) as if its session were safe: without a
+    // majority, nothing tells the client whether the session still stands, so it is SUSPENDED, then LOST
+    states.awaitCount(ConnectionState.SUSPENDED, 1);
+    states.awaitCount(ConnectionState.LOST, 1);
+    assertEquals(ConnectionState.SUSPENDED, states.states().get(0), "states " + states.states());
+
+    cluster.restartServer(other);
+    await().atMost(WAIT).until(() -> client.state().isConnected() && client.sessionId() != session);
+    await().atMost(WAIT).ignoreExceptions().until(() -> client.exists("/mine").isEmpty());
   }
 
   @Test

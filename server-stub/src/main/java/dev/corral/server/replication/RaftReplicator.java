@@ -75,6 +75,8 @@ public final class RaftReplicator implements Replicator {
   /** How often a follower looks at how long ago it heard from the leader ({@link DeadLeaderWatch}). */
   private static final long LEADER_CHECK_PERIOD_MS = 20;
   private static final long STEP_DOWN_TIMEOUT_MS = 5000;
+  /** How often a member looks whether it still has a leader ({@link LeaderlessWatch}). */
+  private static final long LEADERLESS_CHECK_PERIOD_MS = 100;
 
   private enum Lifecycle { NEW, STARTING, RUNNING, CLOSED }
 
@@ -117,6 +119,7 @@ public final class RaftReplicator implements Replicator {
   private final StalledFollowerWatch followerWatch;
   private final UnreadyLeaderWatch unreadyWatch;
   private final DeadLeaderWatch deadLeaderWatch; // used on the timer thread only
+  private final LeaderlessWatch leaderlessWatch; // used on the timer thread only
   private final AtomicLong electionsForDeadLeaders = new AtomicLong();
 
   private RaftReplicator(ReplicationConfig config, ReplicatedState state) throws IOException {
@@ -159,6 +162,7 @@ public final class RaftReplicator implements Replicator {
     // with no follower moving, is stuck (W6: a leader stuck for 2 s made the first write after a kill 3.6 s)
     this.unreadyWatch = new UnreadyLeaderWatch(max(Duration.ofSeconds(1), config.electionTimeoutMax().multipliedBy(2)));
     this.deadLeaderWatch = new DeadLeaderWatch(config.electionTimeoutMin());
+    this.leaderlessWatch = new LeaderlessWatch(LeaderlessWatch.limitFor(config.electionTimeoutMax(), config.sessionTick()), System.nanoTime());
     this.timer = Executors.newSingleThreadScheduledExecutor(daemon("corral-replicator-timer-" + config.self()));
   }
 
@@ -277,6 +281,7 @@ public final class RaftReplicator implements Replicator {
       if (config.members().size() > 1) {
         every(STUCK_CHECK_PERIOD_MS, "its followers", DivisionInfo::isLeader, this::stepDownIfStuck);
         every(LEADER_CHECK_PERIOD_MS, "its leader", DivisionInfo::isFollower, this::electIfLeaderGone);
+        every(LEADERLESS_CHECK_PERIOD_MS, "whether it has a leader", info -> true, this::serveOnlyWithALeader);
       }
     } catch (IOException | InterruptedException | RuntimeException e) {
       close();
@@ -563,6 +568,34 @@ public final class RaftReplicator implements Replicator {
               stalled.id(), stalled.matchIndex(), FOLLOWER_STALL.toSeconds(), commitIndex, config.self());
           stepDown();
         });
+  }
+
+  /**
+   * Stops serving sessions while this member has had no leader for a while,
+   * and serves them again once it has one ({@link LeaderlessWatch}).
+   */
+  private void serveOnlyWithALeader(RaftServer.Division d) {
+    long now = System.nanoTime();
+    switch (leaderlessWatch.check(leaderHeard(d.getInfo()), now)) {
+      case LEADERLESS -> state.leaderUnreachable("member " + config.self() + " has heard from no leader for "
+          + leaderlessWatch.silence(now).toMillis() + " ms: a majority of the ensemble is unreachable from it"
+          + " or cannot elect one; try another member");
+      case SERVING_AGAIN -> state.leaderReachable();
+      case SERVING, WAITING -> { }
+    }
+  }
+
+  /** This member leads (Ratis steps a leader down once the majority stops answering), or hears from its leader. */
+  private boolean leaderHeard(DivisionInfo info) {
+    if (info.isLeader()) {
+      return true;
+    }
+    if (!info.isFollower() || info.getLeaderId() == null) {
+      return false;
+    }
+    RaftProtos.FollowerInfoProto follower = info.getRoleInfoProto().getFollowerInfo();
+    return !follower.hasLeaderInfo()
+        || follower.getLeaderInfo().getLastRpcElapsedTimeMs() < leaderlessWatch.limit().toMillis();
   }
 
   /**

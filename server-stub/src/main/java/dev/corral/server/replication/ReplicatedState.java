@@ -40,6 +40,17 @@ public interface ReplicatedState {
    */
   void leaderChanged(boolean thisMemberLeads);
 
+  /**
+   * This member has had no leader it hears from for a while (a majority of the
+   * ensemble is unreachable from it, or no election succeeds): it must not
+   * serve sessions, since the majority may expire them meanwhile. Called again
+   * on every check while that lasts, so streams attached since end too.
+   */
+  void leaderUnreachable(String why);
+
+  /** A leader is heard from again after {@link #leaderUnreachable}: sessions may be served. */
+  void leaderReachable();
+
   /** On the leader: a follower's clients of these sessions were heard from. */
   void heardFrom(List<Long> sessionIds);
 

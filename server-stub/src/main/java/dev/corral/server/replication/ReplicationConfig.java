@@ -47,6 +47,7 @@ public final class ReplicationConfig {
   private final int snapshotsRetained;
   private final Duration electionTimeoutMin;
   private final Duration electionTimeoutMax;
+  private final Duration sessionTick;
   private final int maxTxnsPerEntry;
   private final int maxEntryBytes;
   private final int maxEntriesInFlight;
@@ -65,6 +66,7 @@ public final class ReplicationConfig {
     snapshotsRetained = or(b.snapshotsRetained, 2);
     electionTimeoutMin = or(b.electionTimeoutMin, Duration.ofSeconds(1));
     electionTimeoutMax = or(b.electionTimeoutMax, Duration.ofSeconds(2));
+    sessionTick = or(b.sessionTick, Duration.ofSeconds(2));
     maxTxnsPerEntry = or(b.maxTxnsPerEntry, 1_000);
     maxEntryBytes = or(b.maxEntryBytes, 2 << 20);
     maxEntriesInFlight = or(b.maxEntriesInFlight, members.size() > 1 ? 1 : 4);
@@ -88,6 +90,7 @@ public final class ReplicationConfig {
     check(electionTimeoutMin.compareTo(Duration.ZERO) > 0, "electionTimeoutMin must be positive");
     check(electionTimeoutMin.compareTo(electionTimeoutMax) < 0,
         "electionTimeoutMin " + electionTimeoutMin + " must be below electionTimeoutMax " + electionTimeoutMax);
+    check(sessionTick.compareTo(Duration.ZERO) > 0, "sessionTick must be positive");
     check(maxTxnsPerEntry > 0 && maxTxnsPerEntry <= Zxid.MAX_TXNS_PER_ENTRY,
         "maxTxnsPerEntry must be in [1, " + Zxid.MAX_TXNS_PER_ENTRY + "]");
     check(maxEntryBytes > 0, "maxEntryBytes must be positive");
@@ -145,6 +148,14 @@ public final class ReplicationConfig {
   /** Upper bound of the randomized election timeout. Default 2 s. */
   public Duration electionTimeoutMax() {
     return electionTimeoutMax;
+  }
+
+  /**
+   * The server's session tick (sessions last at least two): a member that hears
+   * from no leader for about this long stops serving sessions. Default 2 s.
+   */
+  public Duration sessionTick() {
+    return sessionTick;
   }
 
   /** Most txns packed into one log entry. Default 1,000. */
@@ -278,6 +289,7 @@ public final class ReplicationConfig {
     private Integer snapshotsRetained;
     private Duration electionTimeoutMin;
     private Duration electionTimeoutMax;
+    private Duration sessionTick;
     private Integer maxTxnsPerEntry;
     private Integer maxEntryBytes;
     private Integer maxEntriesInFlight;
@@ -324,6 +336,11 @@ public final class ReplicationConfig {
     public Builder electionTimeout(Duration min, Duration max) {
       electionTimeoutMin = once(electionTimeoutMin, min, "electionTimeoutMin");
       electionTimeoutMax = once(electionTimeoutMax, max, "electionTimeoutMax");
+      return this;
+    }
+
+    public Builder sessionTick(Duration tick) {
+      sessionTick = once(sessionTick, tick, "sessionTick");
       return this;
     }
 

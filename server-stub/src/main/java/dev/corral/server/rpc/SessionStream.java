@@ -181,9 +181,9 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
   // -------------------------------------------------------------- handshake
 
   private void connect(Connect connect) {
-    Optional<String> failure = core.failure();
-    if (failure.isPresent()) {
-      fatal(ErrorCode.NOT_READY, failure.get());
+    Optional<String> notServing = core.notServing();
+    if (notServing.isPresent()) {
+      fatal(ErrorCode.NOT_READY, notServing.get());
       return;
     }
     int takes = connect.getMaxMessageBytes();

@@ -65,6 +65,12 @@ final class RecordingState implements ReplicatedState {
   public void leaderChanged(boolean thisMemberLeads) {}
 
   @Override
+  public void leaderUnreachable(String why) {}
+
+  @Override
+  public void leaderReachable() {}
+
+  @Override
   public void heardFrom(java.util.List<Long> sessionIds) {}
 
   @Override
