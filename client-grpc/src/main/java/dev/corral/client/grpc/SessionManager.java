@@ -2,6 +2,7 @@ package dev.corral.client.grpc;
 
 import com.google.protobuf.ByteString;
 import dev.corral.client.ClientClosedException;
+import dev.corral.client.Code;
 import dev.corral.client.ConnectionLossException;
 import dev.corral.client.ConnectionState;
 import dev.corral.client.CoordinationException;
@@ -22,6 +23,8 @@ import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
@@ -327,8 +330,16 @@ final class SessionManager implements SessionStream.Listener {
         failAll(unanswered, new SessionExpiredException(why, cause));
         lose("the server says: " + why);
       } else {
-        failAll(unanswered, new ConnectionLossException("the connection to " + stream.server() + " ended: " + why,
-            cause));
+        List<Pending> lost = unanswered;
+        if (code == ErrorCode.REQUEST_TOO_LARGE && !unanswered.isEmpty()) {
+          // a client bug, not the network's: the request the server refused fails for good (not retried, which
+          // would only end the stream again); the others were cut off with it
+          Pending refused = Collections.max(unanswered, Comparator.comparingInt(p -> p.request().getSerializedSize()));
+          refused.fail(CoordinationException.of(Code.REQUEST_TOO_LARGE, why + " (the request of "
+              + refused.request().getSerializedSize() + " bytes, not sent again)", null, List.of(), null), events);
+          lost = unanswered.stream().filter(p -> p != refused).toList();
+        }
+        failAll(lost, new ConnectionLossException("the connection to " + stream.server() + " ended: " + why, cause));
         if (wasCurrent) {
           log.warn("Lost the connection to {} (session 0x{}): {}", stream.server(), Long.toHexString(sessionId), why);
           suspend();

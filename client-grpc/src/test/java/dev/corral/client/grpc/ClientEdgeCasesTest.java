@@ -11,8 +11,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.client.AddWatchMode;
 import dev.corral.client.ClientClosedException;
+import dev.corral.client.Code;
 import dev.corral.client.ConnectionLossException;
 import dev.corral.client.ConnectionState;
+import dev.corral.client.CoordinationException;
 import dev.corral.client.CreateMode;
 import dev.corral.client.EventType;
 import dev.corral.client.CreateOptions;
@@ -97,6 +99,28 @@ class ClientEdgeCasesTest {
     resumed.close(); // closes the session: every ephemeral node of it goes, the gone client's too
     assertFalse(client.exists("/resumed").isPresent());
     assertFalse(client.exists("/gone").isPresent());
+  }
+
+  @Test
+  void aRequestOverTheServersRequestCapFailsWithRequestTooLargeOnceAndTheSessionGoesOn() throws Exception {
+    FaultInjector network = new FaultInjector();
+    CorralClient sender = connect(CorralClient.builder().interceptor(network));
+    StateRecorder states = new StateRecorder();
+    sender.addConnectionStateListener(states);
+    sender.create("/big", NONE, CreateMode.PERSISTENT);
+    long session = sender.sessionId();
+    int sentBefore = network.operationsSent();
+
+    // over the 4 MiB request cap (not only the 1 MiB data limit): the server ends the stream, as for any client bug
+    CoordinationException refused = assertThrows(CoordinationException.class,
+        () -> sender.setData("/big", new byte[5 << 20]));
+
+    assertEquals(Code.REQUEST_TOO_LARGE, refused.code(), refused.toString());
+    assertEquals(1, network.operationsSent() - sentBefore, "sent once: a retry would only end the stream again");
+    assertTrue(sender.blockUntilConnected(WAIT_SECONDS, TimeUnit.SECONDS));
+    assertEquals(session, sender.sessionId());
+    assertEquals(0, sender.getData("/big").stat().dataLength());
+    assertEquals(List.of(ConnectionState.SUSPENDED, ConnectionState.RECONNECTED), states.states());
   }
 
   @Test
