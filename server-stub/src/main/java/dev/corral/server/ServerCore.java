@@ -210,7 +210,7 @@ public final class ServerCore implements ReplicatedState {
   public TreeSnapshot snapshot() {
     lock.readLock().lock();
     try {
-      return tree.snapshot();
+      return tree.snapshot().withHistory(recentChanges.history());
     } finally {
       lock.readLock().unlock();
     }
@@ -222,7 +222,7 @@ public final class ServerCore implements ReplicatedState {
     try {
       snapshotsLoaded++;
       this.tree = restored;
-      recentChanges.resetTo(restored.lastZxid());
+      recentChanges.restore(restored.loadedHistory());
       for (SessionRecord s : restored.sessions()) {
         tracker.add(s.sessionId(), s.timeoutMs());
       }

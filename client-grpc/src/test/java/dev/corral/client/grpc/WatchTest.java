@@ -3,6 +3,7 @@ package dev.corral.client.grpc;
 import static dev.corral.client.ConnectionState.RECONNECTED;
 import static dev.corral.client.ConnectionState.SUSPENDED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -279,6 +280,35 @@ class WatchTest {
     watcher.expect(EventType.NODE_DATA_CHANGED, "/d");
     watcher.expect(EventType.NODE_CREATED, "/r/y");
     assertEquals(List.of(SUSPENDED, RECONNECTED), states.states());
+  }
+
+  @Test
+  void persistentWatchesMissNoEventOfASessionBehindTheServersRestart() throws Exception {
+    writer.create("/r", NONE, CreateMode.PERSISTENT);
+    writer.create("/r/a", NONE, CreateMode.PERSISTENT);
+    writer.create("/r/b", NONE, CreateMode.PERSISTENT);
+    Recorder recursive = new Recorder();
+    Recorder persistent = new Recorder();
+    client.addWatch("/r", AddWatchMode.PERSISTENT_RECURSIVE, recursive);
+    client.addWatch("/r/a", AddWatchMode.PERSISTENT, persistent);
+    writer.create("/elsewhere", NONE, CreateMode.PERSISTENT); // the watching session never hears of this one
+
+    // behind the server's last change when it restarts: only a history kept across the restart can tell it
+    // that /r/a was deleted (the tree shows no trace of a deletion)
+    faults.refuseNewStreams(true);
+    faults.cutStream();
+    server.restart();
+    assertTrue(writer.blockUntilConnected(30, TimeUnit.SECONDS));
+    writer.delete("/r/a", -1);
+    writer.setData("/r/b", "missed".getBytes(), -1);
+    faults.refuseNewStreams(false);
+    assertTrue(client.blockUntilConnected(30, TimeUnit.SECONDS));
+
+    recursive.expect(EventType.NODE_DELETED, "/r/a");
+    recursive.expect(EventType.NODE_DATA_CHANGED, "/r/b");
+    persistent.expect(EventType.NODE_DELETED, "/r/a");
+    assertNull(recursive.events.poll(200, TimeUnit.MILLISECONDS), "each missed change told once");
+    assertNull(persistent.events.poll(0, TimeUnit.MILLISECONDS), "each missed change told once");
   }
 
   @Test

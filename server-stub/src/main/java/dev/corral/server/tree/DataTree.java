@@ -24,17 +24,28 @@ import java.util.Optional;
 public final class DataTree {
   private final TreeState state;
   private final AppliedProposals proposals;
+  private final ChangeHistory loadedHistory;
   private long lastZxid;
 
   /** An empty tree: just the root "/", no sessions, last zxid 0. */
   public DataTree() {
-    this(new TreeState(), 0, new AppliedProposals());
+    this(new TreeState(), 0, new AppliedProposals(), ChangeHistory.startingAfter(0));
   }
 
-  DataTree(TreeState state, long lastZxid, AppliedProposals proposals) {
+  DataTree(TreeState state, long lastZxid, AppliedProposals proposals, ChangeHistory loadedHistory) {
     this.state = state;
     this.lastZxid = lastZxid;
     this.proposals = proposals;
+    this.loadedHistory = loadedHistory;
+  }
+
+  /**
+   * The change events that came with the snapshot this tree was loaded from
+   * (none, starting at its last zxid, for a snapshot written before they were
+   * kept); none, from 0, for a new tree.
+   */
+  public ChangeHistory loadedHistory() {
+    return loadedHistory;
   }
 
   /**
@@ -157,7 +168,8 @@ public final class DataTree {
    * Costs one pointer copy per node.
    */
   public TreeSnapshot snapshot() {
-    return new TreeSnapshot(state.copyNodes(), state.sortedSessions(), lastZxid, proposals.toProto());
+    return new TreeSnapshot(state.copyNodes(), state.sortedSessions(), lastZxid, proposals.toProto(),
+        ChangeHistory.startingAfter(lastZxid));
   }
 
   /**

@@ -11,9 +11,11 @@ import dev.corral.proto.internal.SnapshotNode;
 import dev.corral.proto.internal.SnapshotSession;
 import dev.corral.proto.internal.SnapshotTrailer;
 import dev.corral.proto.v1.CreateMode;
+import dev.corral.proto.v1.WatchEvent;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +25,7 @@ import java.util.zip.CheckedOutputStream;
 
 /**
  * The snapshot file format of log.proto: a SnapshotHeader, the nodes, the
- * sessions, each length-delimited, then a SnapshotTrailer holding the CRC32C
+ * sessions, the recent change events, each length-delimited, then a SnapshotTrailer holding the CRC32C
  * of every byte before it.
  */
 final class SnapshotCodec {
@@ -33,7 +35,7 @@ final class SnapshotCodec {
   private SnapshotCodec() {}
 
   static void write(Map<String, Node> nodes, List<SessionRecord> sessions, long lastZxid,
-      List<AppliedProposal> proposals, OutputStream out) throws IOException {
+      List<AppliedProposal> proposals, ChangeHistory history, OutputStream out) throws IOException {
     CRC32C crc = new CRC32C();
     CodedOutputStream coded = CodedOutputStream.newInstance(new CheckedOutputStream(out, crc), 64 * 1024);
     writeDelimited(coded, SnapshotHeader.newBuilder()
@@ -42,6 +44,8 @@ final class SnapshotCodec {
         .setNodeCount(nodes.size())
         .setSessionCount(sessions.size())
         .addAllAppliedProposals(proposals)
+        .setRecentEventCount(history.events().size())
+        .setHistoryHorizon(history.horizon())
         .build());
     for (Map.Entry<String, Node> entry : nodes.entrySet()) {
       writeDelimited(coded, toProto(entry.getKey(), entry.getValue()));
@@ -53,6 +57,9 @@ final class SnapshotCodec {
           .setPassword(session.password())
           .setAttachment(session.attachment())
           .build());
+    }
+    for (WatchEvent event : history.events()) {
+      writeDelimited(coded, event);
     }
     coded.flush();
     SnapshotTrailer.newBuilder().setCrc32C((int) crc.getValue()).build().writeDelimitedTo(out);
@@ -85,6 +92,16 @@ final class SnapshotCodec {
         throw corrupt("session " + s.getSessionId() + " appears twice");
       }
     }
+    if (header.getRecentEventCount() < 0 || header.getRecentEventCount() > Integer.MAX_VALUE) {
+      throw corrupt("bad count of recent events: " + header.getRecentEventCount());
+    }
+    List<WatchEvent> recent = new ArrayList<>();
+    for (long i = 0; i < header.getRecentEventCount(); i++) {
+      recent.add(readDelimited(checked, WatchEvent.parser(), "recent event " + i));
+    }
+    ChangeHistory history = header.hasHistoryHorizon()
+        ? new ChangeHistory(header.getHistoryHorizon(), recent)
+        : ChangeHistory.startingAfter(header.getLastZxid());
     int expected = (int) crc.getValue();
     SnapshotTrailer trailer = readDelimited(in, SnapshotTrailer.parser(), "the trailer");
     if (trailer.getCrc32C() != expected) {
@@ -93,7 +110,7 @@ final class SnapshotCodec {
     }
     checkStructure(nodes, sessions);
     return new DataTree(new TreeState(nodes, sessions), header.getLastZxid(),
-        AppliedProposals.fromProto(header.getAppliedProposalsList()));
+        AppliedProposals.fromProto(header.getAppliedProposalsList()), history);
   }
 
   private static void checkStructure(Map<String, Node> nodes, Map<Long, SessionRecord> sessions)

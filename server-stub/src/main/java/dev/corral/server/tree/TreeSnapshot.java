@@ -16,13 +16,25 @@ public final class TreeSnapshot {
   private final List<SessionRecord> sessions;
   private final long lastZxid;
   private final List<AppliedProposal> proposals;
+  private final ChangeHistory history;
 
   TreeSnapshot(Map<String, Node> nodes, List<SessionRecord> sessions, long lastZxid,
-      List<AppliedProposal> proposals) {
+      List<AppliedProposal> proposals, ChangeHistory history) {
     this.nodes = nodes;
     this.sessions = List.copyOf(sessions);
     this.lastZxid = lastZxid;
     this.proposals = List.copyOf(proposals);
+    this.history = history;
+  }
+
+  /** This snapshot with the change events applied up to it (taken at the same point). */
+  public TreeSnapshot withHistory(ChangeHistory recent) {
+    return new TreeSnapshot(nodes, sessions, lastZxid, proposals, recent);
+  }
+
+  /** The change events kept with it ({@link DataTree#loadedHistory()} once read back). */
+  public ChangeHistory history() {
+    return history;
   }
 
   /** The zxid of the last change in the snapshot. */
@@ -40,6 +52,6 @@ public final class TreeSnapshot {
    * CRC32C trailer). Flushes {@code out} but does not close it.
    */
   public void writeTo(OutputStream out) throws IOException {
-    SnapshotCodec.write(nodes, sessions, lastZxid, proposals, out);
+    SnapshotCodec.write(nodes, sessions, lastZxid, proposals, history, out);
   }
 }

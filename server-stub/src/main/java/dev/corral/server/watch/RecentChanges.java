@@ -1,6 +1,7 @@
 package dev.corral.server.watch;
 
 import dev.corral.proto.v1.WatchEvent;
+import dev.corral.server.tree.ChangeHistory;
 import java.util.ArrayDeque;
 import java.util.List;
 
@@ -27,10 +28,16 @@ public final class RecentChanges {
     events.addLast(event);
   }
 
-  /** Forgets everything: the history now starts after {@code zxid} (e.g. after a snapshot load). */
-  public void resetTo(long zxid) {
+  /** Starts again from a history kept with a snapshot (its last {@code capacity} events). */
+  public void restore(ChangeHistory history) {
     events.clear();
-    horizon = zxid;
+    horizon = history.horizon();
+    history.events().forEach(this::add);
+  }
+
+  /** What is held now, to be kept with a snapshot taken at this point. */
+  public ChangeHistory history() {
+    return new ChangeHistory(horizon, List.copyOf(events));
   }
 
   /** True if every event after {@code zxid} is still held. */

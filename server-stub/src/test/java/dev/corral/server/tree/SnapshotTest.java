@@ -19,6 +19,8 @@ import com.google.protobuf.ByteString;
 import dev.corral.proto.internal.SnapshotHeader;
 import dev.corral.proto.internal.SnapshotNode;
 import dev.corral.proto.internal.SnapshotTrailer;
+import dev.corral.proto.v1.EventType;
+import dev.corral.proto.v1.WatchEvent;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -179,6 +181,29 @@ class SnapshotTest {
 
   private static SnapshotNode node(String path) {
     return SnapshotNode.newBuilder().setPath(path).build();
+  }
+
+  @Test
+  void theChangeEventsKeptWithASnapshotAreReadBackInOrder() throws IOException {
+    buildSampleTree();
+    List<WatchEvent> events = List.of(
+        WatchEvent.newBuilder().setType(EventType.NODE_CREATED).setPath("/app").setZxid(3).build(),
+        WatchEvent.newBuilder().setType(EventType.NODE_DELETED).setPath("/gone").setZxid(5).build());
+    ChangeHistory history = new ChangeHistory(2, events);
+
+    DataTree loaded = load(write(h.tree.snapshot().withHistory(history)));
+
+    assertEquals(history, loaded.loadedHistory());
+    assertEquals(h.tree.digest(), loaded.digest(), "the tree is read as before");
+  }
+
+  @Test
+  void aSnapshotWrittenWithoutChangeEventsStartsItsHistoryAtItsLastZxid() throws IOException {
+    DataTree loaded = load(crafted(node("/")));
+    assertEquals(ChangeHistory.startingAfter(0), loaded.loadedHistory());
+
+    buildSampleTree();
+    assertEquals(ChangeHistory.startingAfter(h.tree.lastZxid()), load(write(h.tree.snapshot())).loadedHistory());
   }
 
   @Test
