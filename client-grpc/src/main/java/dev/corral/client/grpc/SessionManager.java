@@ -26,6 +26,7 @@ import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -64,6 +65,7 @@ final class SessionManager implements SessionStream.Listener {
   private long sessionId;
   private ByteString password = ByteString.EMPTY;
   private int timeoutMs;
+  private volatile ServerLimits limits = ServerLimits.UNKNOWN; // as the last server attached to said
   private SessionStream attempt;
   private SessionStream current;
   private final ArrayDeque<Pending> waiting = new ArrayDeque<>();
@@ -98,13 +100,17 @@ final class SessionManager implements SessionStream.Listener {
   /**
    * Sends {@code request} on the attached stream, or queues it until one is
    * attached (for at most the connection timeout, then it fails with connection loss).
+   * One over the limits the server told fails at once, unsent ({@link ServerLimits}).
    */
   java.util.concurrent.CompletableFuture<Response> submit(Request request, Consumer<Response> onAnswer,
       Delivery delivery) {
     Pending pending = new Pending(request, onAnswer, delivery);
+    Optional<CoordinationException> refusal = limits.refusal(request);
     synchronized (lock) {
       if (closed) {
         pending.fail(new ClientClosedException("the client is closed"), events);
+      } else if (refusal.isPresent()) {
+        pending.fail(refusal.get(), events);
       } else if (current == null || !current.send(pending)) {
         waiting.add(pending);
         pending.timeout(scheduler.schedule(() -> connectionTimedOut(pending),
@@ -236,6 +242,7 @@ final class SessionManager implements SessionStream.Listener {
       sessionId = connected.getSessionId();
       password = connected.getPassword();
       timeoutMs = connected.getTimeoutMs();
+      limits = ServerLimits.of(connected);
       SetWatchesRequest reRegistration = watches.reRegistration(lastZxidSeen.get(), newSession);
       if (reRegistration != null) {
         submitInternal(stream, Request.newBuilder().setSetWatches(reRegistration).build(), "SetWatches");

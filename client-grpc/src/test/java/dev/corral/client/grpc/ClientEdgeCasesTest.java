@@ -18,6 +18,7 @@ import dev.corral.client.CoordinationException;
 import dev.corral.client.CreateMode;
 import dev.corral.client.EventType;
 import dev.corral.client.CreateOptions;
+import dev.corral.client.DataTooLargeException;
 import dev.corral.client.Created;
 import dev.corral.client.NoWatcherException;
 import dev.corral.client.Paths;
@@ -102,25 +103,46 @@ class ClientEdgeCasesTest {
   }
 
   @Test
-  void aRequestOverTheServersRequestCapFailsWithRequestTooLargeOnceAndTheSessionGoesOn() throws Exception {
+  void aRequestOverTheServersLimitsFailsUnsentAndTheConnectionStays() throws Exception {
     FaultInjector network = new FaultInjector();
     CorralClient sender = connect(CorralClient.builder().interceptor(network));
     StateRecorder states = new StateRecorder();
     sender.addConnectionStateListener(states);
     sender.create("/big", NONE, CreateMode.PERSISTENT);
-    long session = sender.sessionId();
     int sentBefore = network.operationsSent();
 
-    // over the 4 MiB request cap (not only the 1 MiB data limit): the server ends the stream, as for any client bug
-    CoordinationException refused = assertThrows(CoordinationException.class,
-        () -> sender.setData("/big", new byte[5 << 20]));
+    // over the 4 MiB request cap, which would end the stream: refused before sending, as the server told its limits
+    assertThrows(DataTooLargeException.class, () -> sender.setData("/big", new byte[5 << 20]));
+    assertThrows(DataTooLargeException.class, () -> sender.create("/big/c", new byte[5 << 20], CreateMode.PERSISTENT));
+    CoordinationException longPath = assertThrows(CoordinationException.class,
+        () -> sender.exists("/" + "p".repeat(5 << 20)));
 
-    assertEquals(Code.REQUEST_TOO_LARGE, refused.code(), refused.toString());
-    assertEquals(1, network.operationsSent() - sentBefore, "sent once: a retry would only end the stream again");
-    assertTrue(sender.blockUntilConnected(WAIT_SECONDS, TimeUnit.SECONDS));
-    assertEquals(session, sender.sessionId());
+    assertEquals(Code.REQUEST_TOO_LARGE, longPath.code(), longPath.toString());
+    assertEquals(0, network.operationsSent() - sentBefore, "nothing sent");
+    assertEquals(List.of(), states.states(), "the connection stays");
     assertEquals(0, sender.getData("/big").stat().dataLength());
-    assertEquals(List.of(ConnectionState.SUSPENDED, ConnectionState.RECONNECTED), states.states());
+  }
+
+  @Test
+  void aRequestOverTheCapQueuedBeforeTheServerToldItsLimitsFailsWithRequestTooLargeOnce() throws Exception {
+    FaultInjector network = new FaultInjector();
+    network.refuseNewStreams(true);
+    CorralClient sender = CorralClient.builder().connectString(server.getConnectString()).interceptor(network)
+        .build();
+    others.add(sender);
+    CompletableFuture<?> queued = sender.async().exists("/" + "p".repeat(5 << 20)); // limits not known yet
+    network.refuseNewStreams(false);
+
+    // the server ends the stream, as for any client bug; the request fails for good, not retried
+    ExecutionException refused = assertThrows(ExecutionException.class,
+        () -> queued.get(WAIT_SECONDS, TimeUnit.SECONDS));
+
+    assertInstanceOf(CoordinationException.class, refused.getCause());
+    assertEquals(Code.REQUEST_TOO_LARGE, ((CoordinationException) refused.getCause()).code(),
+        refused.getCause().toString());
+    assertEquals(1, network.operationsSent(), "sent once: a retry would only end the stream again");
+    assertTrue(sender.blockUntilConnected(WAIT_SECONDS, TimeUnit.SECONDS));
+    assertFalse(sender.exists("/big").isPresent(), "the session goes on");
   }
 
   @Test

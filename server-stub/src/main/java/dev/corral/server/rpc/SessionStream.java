@@ -262,7 +262,11 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
   }
 
   private void attached(Connected connected) {
-    if (!send(ServerMessage.newBuilder().setConnected(connected).build())) {
+    Connected withLimits = connected.toBuilder()
+        .setMaxRequestBytes(config.maxRequestBytes())
+        .setMaxDataBytes(config.maxDataBytes())
+        .build();
+    if (!send(ServerMessage.newBuilder().setConnected(withLimits).build())) {
       core.detach(sessionId, this);
       return;
     }
