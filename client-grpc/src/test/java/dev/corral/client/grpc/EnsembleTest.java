@@ -235,6 +235,8 @@ class EnsembleTest {
     states.awaitCount(ConnectionState.SUSPENDED, 1);
     states.awaitCount(ConnectionState.LOST, 1);
     assertEquals(ConnectionState.SUSPENDED, states.states().get(0), "states " + states.states());
+    String why = cluster.status(survivor).getNotServing();
+    assertTrue(why.contains("no leader"), "the admin status says why: " + why);
 
     cluster.restartServer(other);
     await().atMost(WAIT).until(() -> client.state().isConnected() && client.sessionId() != session);

@@ -41,6 +41,7 @@ public final class AdminService extends AdminGrpc.AdminImplBase {
         .setTreeDigest(Long.toHexString(core.digest()))
         .addAllMembers(view.members())
         .setFailure(core.failure().orElse(""))
+        .setNotServing(core.notServing().orElse(""))
         .build();
   }
 }
