@@ -56,8 +56,8 @@ public class CoordinationException extends Exception {
       case NO_CHILDREN_FOR_EPHEMERALS -> new NoChildrenForEphemeralsException(message, path, opResults);
       case SESSION_EXPIRED -> new SessionExpiredException(message, cause);
       case SESSION_MOVED -> new SessionMovedException(message);
-      case INVALID_PATH -> new InvalidPathException(message, path);
-      case DATA_TOO_LARGE -> new DataTooLargeException(message, path);
+      case INVALID_PATH -> new InvalidPathException(message, path, opResults);
+      case DATA_TOO_LARGE -> new DataTooLargeException(message, path, opResults);
       case INVALID_ARGUMENT -> new InvalidArgumentException(message, path, opResults);
       case NO_WATCHER -> new NoWatcherException(message, path);
       case CONNECTION_LOSS -> new ConnectionLossException(message, cause);

@@ -12,6 +12,7 @@ import dev.corral.client.BadVersionException;
 import dev.corral.client.ClientClosedException;
 import dev.corral.client.Code;
 import dev.corral.client.CreateMode;
+import dev.corral.client.DataTooLargeException;
 import dev.corral.client.CreateOptions;
 import dev.corral.client.Created;
 import dev.corral.client.EventType;
@@ -224,6 +225,18 @@ class OperationsTest {
     assertEquals(Code.ROLLED_BACK, ((OpResult.ErrorResult) failure.opResults().get(0)).code());
     assertEquals(Code.BAD_VERSION, ((OpResult.ErrorResult) failure.opResults().get(1)).code());
     assertFalse(client.exists("/made").isPresent(), "nothing of a failed multi happened");
+  }
+
+  @Test
+  void aMultiRefusedForTooMuchDataAlsoGivesEveryOpsResult() throws Exception {
+    DataTooLargeException failure = assertThrows(DataTooLargeException.class, () -> client.multi(List.of(
+        Op.create("/m", NONE, CreateMode.PERSISTENT),
+        Op.create("/m/big", new byte[(1 << 20) + 1], CreateMode.PERSISTENT),
+        Op.create("/m/c", NONE, CreateMode.PERSISTENT))));
+
+    assertEquals(List.of(Code.ROLLED_BACK, Code.DATA_TOO_LARGE, Code.ROLLED_BACK),
+        failure.opResults().stream().map(r -> ((OpResult.ErrorResult) r).code()).toList());
+    assertFalse(client.exists("/m").isPresent());
   }
 
   @Test
