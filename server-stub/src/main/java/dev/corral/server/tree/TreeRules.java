@@ -8,19 +8,28 @@ package dev.corral.server.tree;
  */
 public enum TreeRules {
   /** Logs written before rule versions: a child's delete counts in its parent's child counter. */
-  V0(0, true),
+  V0(0, true, false),
   /** As ZooKeeper: only a child's create counts in its parent's child counter, and so in sequential numbers. */
-  V1(1, false);
+  V1(1, false, false),
+  /**
+   * As V1, and a container left empty by a change is removed only if it ever
+   * had a child, as ZooKeeper's: one deleted and created again in the multi
+   * that emptied it stays (V1 removed the new one, though the multi said it
+   * was created).
+   */
+  V2(2, false, true);
 
   /** The rules this server writes new entries under. */
-  public static final TreeRules CURRENT = V1;
+  public static final TreeRules CURRENT = V2;
 
   private final int version;
   private final boolean deleteCountsInChildCounter;
+  private final boolean onlyContainersThatHadChildrenGo;
 
-  TreeRules(int version, boolean deleteCountsInChildCounter) {
+  TreeRules(int version, boolean deleteCountsInChildCounter, boolean onlyContainersThatHadChildrenGo) {
     this.version = version;
     this.deleteCountsInChildCounter = deleteCountsInChildCounter;
+    this.onlyContainersThatHadChildrenGo = onlyContainersThatHadChildrenGo;
   }
 
   /** The number a log entry carries. */
@@ -30,6 +39,11 @@ public enum TreeRules {
 
   boolean deleteCountsInChildCounter() {
     return deleteCountsInChildCounter;
+  }
+
+  /** Whether an empty container goes only if it ever had a child (its child counter is not 0). */
+  boolean onlyContainersThatHadChildrenGo() {
+    return onlyContainersThatHadChildrenGo;
   }
 
   /**

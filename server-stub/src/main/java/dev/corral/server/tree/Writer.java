@@ -163,7 +163,8 @@ final class Writer {
       String container = emptiedContainers.iterator().next();
       emptiedContainers.remove(container);
       Node node = state.node(container);
-      if (node != null && Modes.isContainer(node.mode()) && node.numChildren() == 0) {
+      if (node != null && Modes.isContainer(node.mode()) && node.numChildren() == 0
+          && (node.childCounter() > 0 || !rules.onlyContainersThatHadChildrenGo())) {
         remove(container);
       }
     }

@@ -162,6 +162,28 @@ class MultiTest {
   }
 
   @Test
+  void aContainerDeletedAndCreatedAgainInTheMultiThatEmptiedItStays() {
+    h.ok(session, create("/c", CONTAINER));
+    h.ok(session, create("/c/a"));
+
+    h.ok(session, multi(opDelete("/c/a", -1), opDelete("/c", -1), opCreate("/c", CONTAINER)));
+
+    assertTrue(h.exists("/c"), "the new container never had a child, as ZooKeeper keeps it");
+    assertEquals(0, h.stat("/c").getCversion());
+  }
+
+  @Test
+  void underRulesV1AContainerDeletedAndCreatedAgainInTheMultiThatEmptiedItWasRemoved() {
+    h.rules = TreeRules.V1; // a log written before V2 replays to the tree it made then
+    h.ok(session, create("/c", CONTAINER));
+    h.ok(session, create("/c/a"));
+
+    h.ok(session, multi(opDelete("/c/a", -1), opDelete("/c", -1), opCreate("/c", CONTAINER)));
+
+    assertFalse(h.exists("/c"));
+  }
+
+  @Test
   void checkFailsOnMissingNodeOrWrongVersionAndMinusOneChecksExistence() {
     h.ok(session, create("/a"));
     h.fails(session, multi(opCheck("/nope", -1)), ErrorCode.NO_NODE);

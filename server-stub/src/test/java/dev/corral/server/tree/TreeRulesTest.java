@@ -11,11 +11,12 @@ class TreeRulesTest {
   void anEntryWithoutRulesIsAppliedByTheFirstOnes() {
     assertEquals(TreeRules.V0, TreeRules.of(0));
     assertEquals(TreeRules.V1, TreeRules.of(1));
+    assertEquals(TreeRules.V2, TreeRules.of(2));
   }
 
   @Test
-  void newEntriesAreWrittenUnderZooKeepersCversionRule() {
-    assertEquals(TreeRules.V1, TreeRules.CURRENT);
+  void newEntriesAreWrittenUnderZooKeepersCversionAndContainerRules() {
+    assertEquals(TreeRules.V2, TreeRules.CURRENT);
   }
 
   @Test
