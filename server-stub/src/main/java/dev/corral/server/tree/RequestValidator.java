@@ -26,6 +26,9 @@ import java.util.stream.Stream;
  * caller answers it as a protocol error. Thread-safe.
  */
 public final class RequestValidator {
+  /** ZooKeeper's largest TTL (its TTL takes 40 bits of the node's ephemeral owner), refused above as there. */
+  public static final long MAX_TTL_MS = (1L << 40) - 1;
+
   private final int maxDataBytes;
 
   /** Validates with a data limit of {@code maxDataBytes} per node. */
@@ -39,8 +42,7 @@ public final class RequestValidator {
   /** The first problem found with {@code request}, or empty if it may enter the log. */
   public Optional<Error> validate(Request request) {
     return switch (request.getOpCase()) {
-      case CREATE -> checkCreateArguments(request.getCreate())
-          .or(() -> checkData(request.getCreate().getData(), request.getCreate().getPath()));
+      case CREATE -> checkCreate(request.getCreate());
       case DELETE -> checkDelete(request.getDelete().getPath(), request.getDelete().getVersion());
       case SET_DATA -> path(request.getSetData().getPath())
           .or(() -> checkVersion(request.getSetData().getVersion(), request.getSetData().getPath()))
@@ -103,6 +105,20 @@ public final class RequestValidator {
     return Optional.empty();
   }
 
+  /**
+   * A create before the log: the arguments, then the TTL's upper bound (here
+   * only, not in the apply: logs from before it replay as they were applied),
+   * then the data size.
+   */
+  private Optional<Error> checkCreate(CreateRequest create) {
+    return checkCreateArguments(create)
+        .or(() -> create.getTtlMs() > MAX_TTL_MS
+            ? invalid("ttl_ms must be at most " + MAX_TTL_MS + " (ZooKeeper's limit), was " + create.getTtlMs(),
+                create.getPath())
+            : Optional.empty())
+        .or(() -> checkData(create.getData(), create.getPath()));
+  }
+
   private Optional<Error> checkMulti(MultiRequest multi) {
     return refusedMulti(multi).map(Response::getError);
   }
@@ -120,8 +136,7 @@ public final class RequestValidator {
 
   private Optional<Error> checkOp(MultiOp op) {
     return switch (op.getOpCase()) {
-      case CREATE -> checkCreateArguments(op.getCreate())
-          .or(() -> checkData(op.getCreate().getData(), op.getCreate().getPath()));
+      case CREATE -> checkCreate(op.getCreate());
       case DELETE -> checkDelete(op.getDelete().getPath(), op.getDelete().getVersion());
       case SET_DATA -> path(op.getSetData().getPath())
           .or(() -> checkVersion(op.getSetData().getVersion(), op.getSetData().getPath()))

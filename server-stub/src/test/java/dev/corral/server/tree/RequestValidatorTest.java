@@ -129,6 +129,16 @@ class RequestValidatorTest {
   }
 
   @Test
+  void aTtlAboveZooKeepersLimitIsRefusedAsThere() {
+    accepted(create(createOf("/t", PERSISTENT_WITH_TTL).setTtlMs(RequestValidator.MAX_TTL_MS)));
+    Error error = rejected(create(createOf("/t", PERSISTENT_WITH_TTL).setTtlMs(RequestValidator.MAX_TTL_MS + 1)),
+        ErrorCode.INVALID_ARGUMENT);
+    assertTrue(error.getMessage().contains("at most 1099511627775"), error.getMessage());
+    rejected(multi(opCreate("/t", PERSISTENT_WITH_TTL).toBuilder()
+        .setCreate(createOf("/t", PERSISTENT_WITH_TTL).setTtlMs(Long.MAX_VALUE)).build()), ErrorCode.INVALID_ARGUMENT);
+  }
+
+  @Test
   void versionsBelowMinusOneAreInvalidArgument() {
     rejected(delete("/a", -2), ErrorCode.INVALID_ARGUMENT);
     rejected(setData("/a", "x", -7), ErrorCode.INVALID_ARGUMENT);
