@@ -222,7 +222,7 @@ public final class ServerCore implements ReplicatedState {
     try {
       snapshotsLoaded++;
       this.tree = restored;
-      recentChanges.restore(restored.loadedHistory());
+      recentChanges.restore(restored.takeLoadedHistory());
       for (SessionRecord s : restored.sessions()) {
         tracker.add(s.sessionId(), s.timeoutMs());
       }

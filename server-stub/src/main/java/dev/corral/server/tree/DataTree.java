@@ -24,7 +24,7 @@ import java.util.Optional;
 public final class DataTree {
   private final TreeState state;
   private final AppliedProposals proposals;
-  private final ChangeHistory loadedHistory;
+  private ChangeHistory loadedHistory; // until taken: the tree lives on, the events belong to the server's history
   private long lastZxid;
 
   /** An empty tree: just the root "/", no sessions, last zxid 0. */
@@ -40,12 +40,20 @@ public final class DataTree {
   }
 
   /**
-   * The change events that came with the snapshot this tree was loaded from
-   * (none, starting at its last zxid, for a snapshot written before they were
-   * kept); none, from 0, for a new tree.
+   * Hands over, once, the change events that came with the snapshot this tree
+   * was loaded from (none, starting at its last zxid, for a snapshot written
+   * before they were kept; none, from 0, for a new tree), so that the tree does
+   * not hold them for its whole life.
+   *
+   * @throws IllegalStateException if they were taken already
    */
-  public ChangeHistory loadedHistory() {
-    return loadedHistory;
+  public ChangeHistory takeLoadedHistory() {
+    ChangeHistory taken = loadedHistory;
+    if (taken == null) {
+      throw new IllegalStateException("the loaded change history was taken already");
+    }
+    loadedHistory = null;
+    return taken;
   }
 
   /**

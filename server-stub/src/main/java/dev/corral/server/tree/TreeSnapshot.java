@@ -32,11 +32,6 @@ public final class TreeSnapshot {
     return new TreeSnapshot(nodes, sessions, lastZxid, proposals, recent);
   }
 
-  /** The change events kept with it ({@link DataTree#loadedHistory()} once read back). */
-  public ChangeHistory history() {
-    return history;
-  }
-
   /** The zxid of the last change in the snapshot. */
   public long lastZxid() {
     return lastZxid;

@@ -193,17 +193,17 @@ class SnapshotTest {
 
     DataTree loaded = load(write(h.tree.snapshot().withHistory(history)));
 
-    assertEquals(history, loaded.loadedHistory());
+    assertEquals(history, loaded.takeLoadedHistory());
     assertEquals(h.tree.digest(), loaded.digest(), "the tree is read as before");
   }
 
   @Test
   void aSnapshotWrittenWithoutChangeEventsStartsItsHistoryAtItsLastZxid() throws IOException {
     DataTree loaded = load(crafted(node("/")));
-    assertEquals(ChangeHistory.startingAfter(0), loaded.loadedHistory());
+    assertEquals(ChangeHistory.startingAfter(0), loaded.takeLoadedHistory());
 
     buildSampleTree();
-    assertEquals(ChangeHistory.startingAfter(h.tree.lastZxid()), load(write(h.tree.snapshot())).loadedHistory());
+    assertEquals(ChangeHistory.startingAfter(h.tree.lastZxid()), load(write(h.tree.snapshot())).takeLoadedHistory());
   }
 
   @Test
