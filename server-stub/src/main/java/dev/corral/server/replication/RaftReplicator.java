@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.function.Predicate;
 import java.util.concurrent.CompletableFuture;
@@ -593,9 +594,17 @@ public final class RaftReplicator implements Replicator {
     if (!info.isFollower() || info.getLeaderId() == null) {
       return false;
     }
+    OptionalLong silentMs = leaderSilenceMs(info);
+    return silentMs.isEmpty() || silentMs.getAsLong() < leaderlessWatch.limit().toMillis();
+  }
+
+  /** How long ago this follower last heard from its leader; empty if it knows none, or has no record of it yet. */
+  private static OptionalLong leaderSilenceMs(DivisionInfo info) {
     RaftProtos.FollowerInfoProto follower = info.getRoleInfoProto().getFollowerInfo();
-    return !follower.hasLeaderInfo()
-        || follower.getLeaderInfo().getLastRpcElapsedTimeMs() < leaderlessWatch.limit().toMillis();
+    if (info.getLeaderId() == null || !follower.hasLeaderInfo()) {
+      return OptionalLong.empty();
+    }
+    return OptionalLong.of(follower.getLeaderInfo().getLastRpcElapsedTimeMs());
   }
 
   /**
@@ -608,11 +617,11 @@ public final class RaftReplicator implements Replicator {
    */
   private void electIfLeaderGone(RaftServer.Division d) throws IOException {
     RaftPeerId leader = d.getInfo().getLeaderId();
-    RaftProtos.FollowerInfoProto follower = d.getInfo().getRoleInfoProto().getFollowerInfo();
-    if (leader == null || !follower.hasLeaderInfo()) {
+    OptionalLong silence = leaderSilenceMs(d.getInfo());
+    if (leader == null || silence.isEmpty()) {
       return;
     }
-    long silentMs = follower.getLeaderInfo().getLastRpcElapsedTimeMs();
+    long silentMs = silence.getAsLong();
     int rank = DeadLeaderWatch.rank(memberIds, leader.toString(), config.self());
     if (!deadLeaderWatch.due(silentMs, rank, System.nanoTime())) {
       return;

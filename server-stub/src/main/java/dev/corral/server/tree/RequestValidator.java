@@ -112,11 +112,16 @@ public final class RequestValidator {
    */
   private Optional<Error> checkCreate(CreateRequest create) {
     return checkCreateArguments(create)
-        .or(() -> create.getTtlMs() > MAX_TTL_MS
-            ? invalid("ttl_ms must be at most " + MAX_TTL_MS + " (ZooKeeper's limit), was " + create.getTtlMs(),
-                create.getPath())
-            : Optional.empty())
+        .or(() -> checkTtlLimit(create))
         .or(() -> checkData(create.getData(), create.getPath()));
+  }
+
+  private static Optional<Error> checkTtlLimit(CreateRequest create) {
+    if (create.getTtlMs() <= MAX_TTL_MS) {
+      return Optional.empty();
+    }
+    return invalid("ttl_ms must be at most " + MAX_TTL_MS + " (ZooKeeper's limit), was " + create.getTtlMs(),
+        create.getPath());
   }
 
   private Optional<Error> checkMulti(MultiRequest multi) {
