@@ -188,32 +188,28 @@ class LeaderSelectorTest {
 
   @Test
   void aTakeLeadershipThatThrowsAnErrorIsRequeuedByAutoRequeue() throws Exception {
-    EventLog log = new EventLog();
-    AtomicInteger turns = new AtomicInteger();
-    LeaderSelector selector = selector(clients.connect(), "x", c -> {
-      log.add("leading");
-      if (turns.incrementAndGet() == 1) {
-        throw new AssertionError("a failed check in the leader's work");
-      }
-      new CountDownLatch(1).await(); // leads until closed
-    });
-    selector.autoRequeue();
-    selector.start();
-
-    log.awaitEvents("leading", "leading");
-    assertTrue(selector.hasLeadership());
+    assertLeadsAgainAfterAFirstTurnThrowing(new AssertionError("a failed check in the leader's work"));
   }
 
   @Test
   void aTakeLeadershipThatThrowsACheckedExceptionEndsOnlyItsTurn() throws Exception {
+    // Curator's takeLeadership throws Exception
+    assertLeadsAgainAfterAFirstTurnThrowing(new IOException("the leader's own work failed"));
+  }
+
+  /** An auto-requeued selector whose first turn throws {@code thrown} leads again, and goes on leading. */
+  private void assertLeadsAgainAfterAFirstTurnThrowing(Throwable thrown) throws Exception {
     EventLog log = new EventLog();
     AtomicInteger turns = new AtomicInteger();
     LeaderSelector selector = selector(clients.connect(), "x", c -> {
       log.add("leading");
       if (turns.incrementAndGet() == 1) {
-        throw new IOException("the leader's own work failed"); // Curator's takeLeadership throws Exception
+        if (thrown instanceof Exception e) {
+          throw e;
+        }
+        throw (Error) thrown;
       }
-      new CountDownLatch(1).await();
+      new CountDownLatch(1).await(); // leads until closed
     });
     selector.autoRequeue();
     selector.start();
