@@ -37,8 +37,7 @@ final class LeaderlessWatch {
   }
 
   static Duration limitFor(Duration electionTimeoutMax, Duration sessionTick) {
-    Duration twice = electionTimeoutMax.multipliedBy(2);
-    Duration wanted = twice.compareTo(Duration.ofSeconds(1)) > 0 ? twice : Duration.ofSeconds(1);
+    Duration wanted = ReplicationConfig.twoElectionTimeouts(electionTimeoutMax);
     return wanted.compareTo(sessionTick) < 0 ? wanted : sessionTick;
   }
 

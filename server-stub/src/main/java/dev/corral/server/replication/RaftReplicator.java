@@ -161,9 +161,10 @@ public final class RaftReplicator implements Replicator {
     this.followerWatch = StalledFollowerWatch.forElectionTimeout(FOLLOWER_STALL, config.electionTimeoutMax());
     // committing a new term's first entry takes one round (milliseconds); two election timeouts, at least 1 s,
     // with no follower moving, is stuck (W6: a leader stuck for 2 s made the first write after a kill 3.6 s)
-    this.unreadyWatch = new UnreadyLeaderWatch(max(Duration.ofSeconds(1), config.electionTimeoutMax().multipliedBy(2)));
+    this.unreadyWatch = new UnreadyLeaderWatch(ReplicationConfig.twoElectionTimeouts(config.electionTimeoutMax()));
     this.deadLeaderWatch = new DeadLeaderWatch(config.electionTimeoutMin());
-    this.leaderlessWatch = new LeaderlessWatch(LeaderlessWatch.limitFor(config.electionTimeoutMax(), config.sessionTick()), System.nanoTime());
+    this.leaderlessWatch = new LeaderlessWatch(
+        LeaderlessWatch.limitFor(config.electionTimeoutMax(), config.sessionTick()), System.nanoTime());
     this.timer = Executors.newSingleThreadScheduledExecutor(daemon("corral-replicator-timer-" + config.self()));
   }
 
@@ -679,10 +680,6 @@ public final class RaftReplicator implements Replicator {
   /** How many elections this member started because its leader's process was gone (for tests). */
   long electionsForDeadLeaders() {
     return electionsForDeadLeaders.get();
-  }
-
-  private static Duration max(Duration a, Duration b) {
-    return a.compareTo(b) >= 0 ? a : b;
   }
 
   private void stepDown() {

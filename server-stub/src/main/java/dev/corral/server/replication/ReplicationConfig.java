@@ -151,6 +151,16 @@ public final class ReplicationConfig {
   }
 
   /**
+   * Two election timeouts, at least 1 s: longer than an ordinary election
+   * takes, so how long the watches that act when none succeeds let one run
+   * ({@link UnreadyLeaderWatch}, {@link LeaderlessWatch}).
+   */
+  static Duration twoElectionTimeouts(Duration electionTimeoutMax) {
+    Duration twice = electionTimeoutMax.multipliedBy(2);
+    return twice.compareTo(Duration.ofSeconds(1)) > 0 ? twice : Duration.ofSeconds(1);
+  }
+
+  /**
    * The server's session tick (sessions last at least two): a member that hears
    * from no leader for about this long stops serving sessions. Default 2 s.
    */
