@@ -8,9 +8,20 @@ import java.util.Optional;
  * no empty, "." or ".." segment, no control characters (U+0000-U+001F,
  * U+007F-U+009F), and none of the characters ZooKeeper refuses, U+D800-U+F8FF
  * (every surrogate, so every character beyond U+FFFF, and the private use
- * area) and U+FFF0-U+FFFF.
+ * area) and U+FFF0-U+FFFF. A request's path is also at most
+ * {@value #MAX_PATH_BYTES} bytes in UTF-8 ({@link #lengthViolation}).
  */
 public final class PathRules {
+  /**
+   * The longest path a request may name, in UTF-8 bytes (Linux's PATH_MAX).
+   * ZooKeeper has no such limit but its 1 MiB request; without one, a single
+   * create of a path thousands of segments deep (with its parents) stalled the
+   * server for seconds, and the change history held every event's whole path.
+   */
+  public static final int MAX_PATH_BYTES = 4096;
+  /** The digits a sequential create appends to its path. */
+  private static final int SEQUENCE_DIGITS = 10;
+
   private PathRules() {}
 
   /**
@@ -24,7 +35,7 @@ public final class PathRules {
     if (path == null) {
       throw new InvalidPathException("the path is null", "");
     }
-    Optional<String> rule = violation(sequential ? path + "0" : path);
+    Optional<String> rule = violation(sequential ? path + "0" : path).or(() -> lengthViolation(path, sequential));
     if (rule.isPresent()) {
       throw new InvalidPathException(describe(path, rule.get()), path);
     }
@@ -58,6 +69,33 @@ public final class PathRules {
       return Optional.of("the path must not end with '/'");
     }
     return badSegment(path);
+  }
+
+  /**
+   * Why a request may not name {@code path}: it is longer than
+   * {@value #MAX_PATH_BYTES} bytes in UTF-8, counting for a sequential create
+   * the counter's 10 digits; empty if it is not. Checked on requests only, not
+   * on nodes already in a log or snapshot.
+   */
+  public static Optional<String> lengthViolation(String path, boolean sequential) {
+    int limit = MAX_PATH_BYTES - (sequential ? SEQUENCE_DIGITS : 0);
+    if (!longerThan(path, limit)) {
+      return Optional.empty();
+    }
+    return Optional.of("the path is longer than " + MAX_PATH_BYTES + " bytes in UTF-8, the limit"
+        + (sequential ? ", with its 10-digit counter" : "") + " (" + path.length() + " characters)");
+  }
+
+  private static boolean longerThan(String path, int limitBytes) {
+    if (path.length() > limitBytes) {
+      return true; // a character takes at least a byte
+    }
+    int bytes = 0;
+    for (int i = 0; i < path.length(); i++) {
+      char c = path.charAt(i);
+      bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : 3; // a surrogate counts 3: the path rules refuse it anyway
+    }
+    return bytes > limitBytes;
   }
 
   private static Optional<String> badCharacter(String path) {

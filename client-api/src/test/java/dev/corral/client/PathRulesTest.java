@@ -29,6 +29,19 @@ class PathRulesTest {
   }
 
   @Test
+  void pathsAreAtMost4096BytesInUtf8CountingASequentialCounter() throws Exception {
+    String longest = "/" + "x".repeat(PathRules.MAX_PATH_BYTES - 1);
+    assertEquals(longest, PathRules.check(longest, false));
+    InvalidPathException tooLong = assertThrows(InvalidPathException.class, () -> PathRules.check(longest + "x", false));
+    assertTrue(tooLong.getMessage().contains("longer than 4096 bytes in UTF-8"), tooLong.getMessage());
+    String wide = "/" + "\u20ac".repeat(1366); // 3 bytes each: 4,099 bytes in 1,367 characters
+    assertTrue(PathRules.lengthViolation(wide, false).isPresent());
+    assertTrue(PathRules.lengthViolation(longest.substring(0, PathRules.MAX_PATH_BYTES - 10), true).isEmpty());
+    assertThrows(InvalidPathException.class,
+        () -> PathRules.check(longest.substring(0, PathRules.MAX_PATH_BYTES - 9), true));
+  }
+
+  @Test
   void aVeryLongPathIsShortenedInTheMessageButKeptWhole() {
     String path = "relative" + "x".repeat(100_000);
     InvalidPathException e = assertThrows(InvalidPathException.class, () -> PathRules.check(path, false));

@@ -1,5 +1,6 @@
 package dev.corral.server;
 
+import static dev.corral.server.Ops.addWatch;
 import static dev.corral.server.Ops.bytes;
 import static dev.corral.server.Ops.create;
 import static dev.corral.server.Ops.exists;
@@ -11,14 +12,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.corral.client.PathRules;
+import dev.corral.proto.v1.AddWatchMode;
 import dev.corral.proto.v1.ClientMessage;
 import dev.corral.proto.v1.Connect;
 import dev.corral.proto.v1.Error;
 import dev.corral.proto.v1.ErrorCode;
+import dev.corral.proto.v1.EventType;
 import dev.corral.proto.v1.GetDataRequest;
 import dev.corral.proto.v1.MultiOp;
 import dev.corral.proto.v1.Response;
 import dev.corral.proto.v1.SetDataRequest;
+import dev.corral.proto.v1.WatchEvent;
 import io.grpc.Status;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
@@ -76,9 +81,9 @@ class ResponseSizeTest {
 
   @Test
   void writeWhoseAnswerIsTooLargeStillTakesEffect() {
-    Connect.Builder takesLittle = Connect.newBuilder().setTimeoutMs(2000).setMaxMessageBytes(2048);
+    Connect.Builder takesLittle = Connect.newBuilder().setTimeoutMs(2000).setMaxMessageBytes(8192);
     try (RawSession s = RawSession.open(live.channel(), takesLittle)) {
-      s.ok(create("/big", "x".repeat(1500)));
+      s.ok(create("/big", "x".repeat(6000)));
       s.ok(create("/counter", "0"));
       MultiOp readBig = MultiOp.newBuilder().setGetData(GetDataRequest.newBuilder().setPath("/big")).build();
       MultiOp count = MultiOp.newBuilder()
@@ -89,13 +94,30 @@ class ResponseSizeTest {
       assertEquals(ErrorCode.RESPONSE_TOO_LARGE, answer.getError().getCode());
       assertFalse(answer.hasMulti(), "the answer carries the error alone");
       assertEquals("1", s.ok(getData("/counter", false)).getGetData().getData().toStringUtf8());
-      assertEquals(1500, s.ok(getData("/big", false)).getGetData().getData().size(), "an answer that fits is sent");
+      assertEquals(6000, s.ok(getData("/big", false)).getGetData().getData().size(), "an answer that fits is sent");
+    }
+  }
+
+  @Test
+  void clientThatTakesTheLeastStillGetsTheEventOfTheLongestPath() {
+    String longest = "/longest/" + "x".repeat(PathRules.MAX_PATH_BYTES - "/longest/".length());
+    Connect.Builder takesLeast = Connect.newBuilder().setTimeoutMs(2000).setMaxMessageBytes(8192);
+    try (RawSession watcher = RawSession.open(live.channel(), takesLeast); RawSession writer = live.open()) {
+      writer.ok(create("/longest", ""));
+      watcher.ok(addWatch("/longest", AddWatchMode.PERSISTENT_RECURSIVE_WATCH_MODE));
+
+      writer.ok(create(longest, ""));
+
+      WatchEvent created = watcher.nextEvent();
+      assertEquals(EventType.NODE_CREATED, created.getType());
+      assertEquals(longest, created.getPath());
+      watcher.ok(ping());
     }
   }
 
   @Test
   void limitTooSmallForAnErrorEndsTheHandshakeWithInvalidArgument() {
-    for (int limit : new int[] {-1, 100}) {
+    for (int limit : new int[] {-1, 100, 8191}) {
       try (RawSession s = RawSession.stream(live.channel())) {
         s.send(ClientMessage.newBuilder().setConnect(Connect.newBuilder().setMaxMessageBytes(limit)).build());
 

@@ -61,8 +61,13 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
 
   /** What a client takes when its Connect does not say: gRPC's default receive limit. */
   static final int DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
-  /** The least a client may say it takes: room for the error that replaces a larger answer. */
-  static final int MIN_MAX_MESSAGE_BYTES = 1024;
+  /**
+   * The least a client may say it takes: room for any watch event (its path is
+   * at most {@value dev.corral.client.PathRules#MAX_PATH_BYTES} bytes: events
+   * are never replaced, as answers are) and for the error that replaces a
+   * larger answer.
+   */
+  static final int MIN_MAX_MESSAGE_BYTES = 8192;
 
   private final ServerCore core;
   private final RequestValidator validator;

@@ -21,6 +21,17 @@ final class PathRules {
         .map(rule -> Errors.of(ErrorCode.INVALID_PATH, dev.corral.client.PathRules.describe(path, rule), path));
   }
 
+  /**
+   * A request's path over the length limit, as INVALID_PATH; for a sequential
+   * create counting the counter's digits. Requests only: the apply and the
+   * snapshot loader do not check it, so logs from before the limit replay as
+   * they were applied.
+   */
+  static Optional<Error> checkLength(String path, boolean sequential) {
+    return dev.corral.client.PathRules.lengthViolation(path, sequential)
+        .map(rule -> Errors.of(ErrorCode.INVALID_PATH, dev.corral.client.PathRules.describe(path, rule), path));
+  }
+
   /** The rule {@code path} breaks, or empty if it is valid. */
   static Optional<String> violation(String path) {
     return dev.corral.client.PathRules.violation(path);

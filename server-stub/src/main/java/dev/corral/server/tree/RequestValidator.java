@@ -20,9 +20,9 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
- * Checks a request before it enters the log: path rules (INVALID_PATH), data
- * size (DATA_TOO_LARGE), and argument values (INVALID_ARGUMENT: TTLs, versions,
- * modes, watches inside a multi). A request with no operation passes: the
+ * Checks a request before it enters the log: path rules and the path's length
+ * (INVALID_PATH), data size (DATA_TOO_LARGE), and argument values
+ * (INVALID_ARGUMENT: TTLs, versions, modes, watches inside a multi). A request with no operation passes: the
  * caller answers it as a protocol error. Thread-safe.
  */
 public final class RequestValidator {
@@ -106,12 +106,13 @@ public final class RequestValidator {
   }
 
   /**
-   * A create before the log: the arguments, then the TTL's upper bound (here
-   * only, not in the apply: logs from before it replay as they were applied),
-   * then the data size.
+   * A create before the log: the arguments, then the path's length and the
+   * TTL's upper bound (here only, not in the apply: logs from before them
+   * replay as they were applied), then the data size.
    */
   private Optional<Error> checkCreate(CreateRequest create) {
     return checkCreateArguments(create)
+        .or(() -> PathRules.checkLength(create.getPath(), Modes.isSequential(create.getMode())))
         .or(() -> checkTtlLimit(create))
         .or(() -> checkData(create.getData(), create.getPath()));
   }
@@ -209,7 +210,7 @@ public final class RequestValidator {
   }
 
   private static Optional<Error> path(String path) {
-    return PathRules.check(path, false);
+    return PathRules.check(path, false).or(() -> PathRules.checkLength(path, false));
   }
 
   private static Optional<Error> invalid(String message, String path) {

@@ -21,6 +21,8 @@ public final class WatchManager {
   private final Map<Long, Set<Registration>> bySession = new ConcurrentHashMap<>();
   /** The FIRST watches (also in byKind), sorted: those on a parent's children are one range. */
   private final NavigableMap<String, Set<Long>> firstWatches = new ConcurrentSkipListMap<>();
+  /** The PERSISTENT_RECURSIVE watches (also in byKind), by segment: an event finds those on its ancestors. */
+  private final PathTrie recursiveWatches = new PathTrie();
 
   private record Registration(WatchKind kind, String path) {}
 
@@ -39,6 +41,9 @@ public final class WatchManager {
       return set;
     });
     bySession.computeIfAbsent(sessionId, s -> ConcurrentHashMap.newKeySet()).add(new Registration(kind, path));
+    if (kind == WatchKind.PERSISTENT_RECURSIVE) {
+      recursiveWatches.add(path, sessionId);
+    }
   }
 
   /** Whether the session has a watch of {@code kind} on {@code path}. */
@@ -81,6 +86,9 @@ public final class WatchManager {
       return;
     }
     for (Registration r : registrations) {
+      if (r.kind() == WatchKind.PERSISTENT_RECURSIVE) {
+        recursiveWatches.remove(r.path(), sessionId);
+      }
       Map<String, Set<Long>> paths = byKind.get(r.kind());
       paths.computeIfPresent(r.path(), (p, sessions) -> {
         sessions.remove(sessionId);
@@ -101,9 +109,7 @@ public final class WatchManager {
         continue;
       }
       if (kind == WatchKind.PERSISTENT_RECURSIVE) {
-        for (String p = path; p != null; p = parentOf(p)) {
-          collect(kind, p, notified);
-        }
+        recursiveWatches.collectAlong(path, notified);
       } else {
         collect(kind, path, notified);
       }
@@ -124,9 +130,7 @@ public final class WatchManager {
         continue;
       }
       if (kind == WatchKind.PERSISTENT_RECURSIVE) {
-        for (String p = path; p != null && !hears; p = parentOf(p)) {
-          hears = has(sessionId, kind, p);
-        }
+        hears |= recursiveWatches.anyAlong(path, sessionId);
       } else if (has(sessionId, kind, path)) {
         hears = true;
         if (kind.oneShot()) {
@@ -168,6 +172,9 @@ public final class WatchManager {
     Set<Registration> registrations = bySession.get(sessionId);
     if (registrations != null) {
       registrations.remove(new Registration(kind, path));
+    }
+    if (kind == WatchKind.PERSISTENT_RECURSIVE) {
+      recursiveWatches.remove(path, sessionId);
     }
     return removed[0];
   }

@@ -56,6 +56,28 @@ class RequestValidatorTest {
   }
 
   @Test
+  void pathsOverTheLengthLimitAreRefusedForEveryOperation() {
+    String longest = "/" + "\u00e9".repeat((dev.corral.client.PathRules.MAX_PATH_BYTES - 1) / 2) + "x";
+    accepted(create(longest));
+    accepted(getData(longest));
+    String tooLong = longest + "x";
+
+    for (Request request : List.of(create(tooLong), getData(tooLong), delete(tooLong, -1), exists(tooLong),
+        multi(opCreate("/ok", PERSISTENT), opDelete(tooLong, -1)))) {
+      Error error = rejected(request, ErrorCode.INVALID_PATH);
+      assertTrue(error.getMessage().contains("longer than 4096 bytes"), error.getMessage());
+    }
+  }
+
+  @Test
+  void aSequentialCreateCountsItsCounterInThePathsLength() {
+    String prefix = "/" + "x".repeat(dev.corral.client.PathRules.MAX_PATH_BYTES - 11);
+    accepted(create(prefix, PERSISTENT_SEQUENTIAL));
+    Error error = rejected(create(prefix + "x", PERSISTENT_SEQUENTIAL), ErrorCode.INVALID_PATH);
+    assertTrue(error.getMessage().contains("10-digit counter"), error.getMessage());
+  }
+
+  @Test
   void validWritesPass() {
     accepted(create("/a"));
     accepted(create("/q/", PERSISTENT_SEQUENTIAL));

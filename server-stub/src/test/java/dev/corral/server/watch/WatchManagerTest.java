@@ -63,6 +63,46 @@ class WatchManagerTest {
   }
 
   @Test
+  void recursiveWatchesHearTheirPathAndWhatIsBelowItUntilRemoved() {
+    watches.add(1, WatchKind.PERSISTENT_RECURSIVE, "/");
+    watches.add(2, WatchKind.PERSISTENT_RECURSIVE, "/a");
+    watches.add(3, WatchKind.PERSISTENT_RECURSIVE, "/a/b/c");
+    watches.add(4, WatchKind.PERSISTENT_RECURSIVE, "/ab");
+    watches.add(5, WatchKind.PERSISTENT_RECURSIVE, "/a/b/c/d");
+
+    assertEquals(java.util.Set.of(1L, 2L, 3L), watches.trigger(event("/a/b/c")));
+    assertEquals(java.util.Set.of(1L, 4L), watches.trigger(event("/ab/x")), "a sibling sharing the prefix");
+    assertEquals(java.util.Set.of(1L), watches.trigger(event("/")));
+    assertTrue(watches.triggerFor(3, event("/a/b/c/d/e")));
+    assertFalse(watches.triggerFor(3, event("/a/b")), "above the watched path");
+
+    watches.remove(2, "/a", WatcherType.PERSISTENT_RECURSIVE_WATCH);
+    watches.removeSession(1);
+    assertEquals(java.util.Set.of(3L, 5L), watches.trigger(event("/a/b/c/d")));
+    watches.removeSession(3);
+    watches.removeSession(5);
+    assertEquals(java.util.Set.of(), watches.trigger(event("/a/b/c/d")));
+    assertFalse(watches.triggerFor(5, event("/a/b/c/d")));
+  }
+
+  @Test
+  void recursiveWatchOnEveryAncestorOfADeepPathHearsItsEvents() {
+    StringBuilder path = new StringBuilder();
+    for (long depth = 1; depth <= 2000; depth++) {
+      path.append("/d");
+      watches.add(depth, WatchKind.PERSISTENT_RECURSIVE, path.toString());
+    }
+
+    assertEquals(2000, watches.trigger(event(path + "/leaf")).size());
+    assertEquals(1000, watches.trigger(event("/d".repeat(1000))).size());
+  }
+
+  private static dev.corral.proto.v1.WatchEvent event(String path) {
+    return dev.corral.proto.v1.WatchEvent.newBuilder()
+        .setType(dev.corral.proto.v1.EventType.NODE_CREATED).setPath(path).setZxid(7).build();
+  }
+
+  @Test
   void firstWatchesAreFoundByTheirNodesParentOnly() {
     watches.add(1, WatchKind.FIRST, "/q/n-0000000002");
     watches.add(2, WatchKind.FIRST, "/top-0000000001");
