@@ -7,6 +7,7 @@ import dev.corral.client.Code;
 import dev.corral.client.CoordinationException;
 import dev.corral.client.CreateOptions;
 import dev.corral.client.Created;
+import dev.corral.client.InvalidArgumentException;
 import dev.corral.client.InvalidPathException;
 import dev.corral.client.NoWatcherException;
 import dev.corral.client.NodeData;
@@ -93,7 +94,7 @@ final class AsyncOps implements AsyncCoordinationClient {
    */
   @Override
   public CompletableFuture<Void> delete(String path, int version) {
-    Optional<CompletableFuture<Void>> invalid = invalid(path);
+    Optional<CompletableFuture<Void>> invalid = AsyncOps.<Void>invalid(path).or(() -> rootDelete(path));
     if (invalid.isPresent()) {
       return invalid.get();
     }
@@ -236,6 +237,9 @@ final class AsyncOps implements AsyncCoordinationClient {
         Objects.requireNonNull(op, "op");
         boolean sequential = op instanceof Op.Create create && create.options().mode().isSequential();
         PathRules.check(op.path(), sequential);
+        if (op instanceof Op.Delete && op.path().equals("/")) {
+          return CompletableFuture.failedFuture(rootDeleteRefused());
+        }
         multi.addOps(Protos.multiOp(op, namespace));
         readOnly &= Protos.isRead(op);
       }
@@ -371,6 +375,19 @@ final class AsyncOps implements AsyncCoordinationClient {
         watches.add(kind, serverPath, watcher);
       }
     };
+  }
+
+  /**
+   * A delete of "/" fails here, as the server refuses to delete its root: under
+   * a chroot or namespace it would otherwise delete that node (ZooKeeper's
+   * client refuses it too).
+   */
+  private static <T> Optional<CompletableFuture<T>> rootDelete(String path) {
+    return path.equals("/") ? Optional.of(CompletableFuture.failedFuture(rootDeleteRefused())) : Optional.empty();
+  }
+
+  private static InvalidArgumentException rootDeleteRefused() {
+    return new InvalidArgumentException("the root node cannot be deleted", "/");
   }
 
   private static <T> Optional<CompletableFuture<T>> invalid(String path) {

@@ -19,8 +19,10 @@ import dev.corral.client.CreateMode;
 import dev.corral.client.EventType;
 import dev.corral.client.CreateOptions;
 import dev.corral.client.DataTooLargeException;
+import dev.corral.client.InvalidArgumentException;
 import dev.corral.client.Created;
 import dev.corral.client.NoWatcherException;
+import dev.corral.client.Op;
 import dev.corral.client.Paths;
 import dev.corral.client.Protection;
 import dev.corral.client.WatchedEvent;
@@ -114,10 +116,9 @@ class ClientEdgeCasesTest {
     // over the 4 MiB request cap, which would end the stream: refused before sending, as the server told its limits
     assertThrows(DataTooLargeException.class, () -> sender.setData("/big", new byte[5 << 20]));
     assertThrows(DataTooLargeException.class, () -> sender.create("/big/c", new byte[5 << 20], CreateMode.PERSISTENT));
-    CoordinationException longPath = assertThrows(CoordinationException.class,
-        () -> sender.exists("/" + "p".repeat(5 << 20)));
+    CoordinationException manyChecks = assertThrows(CoordinationException.class, () -> sender.multi(overTheCap()));
 
-    assertEquals(Code.REQUEST_TOO_LARGE, longPath.code(), longPath.toString());
+    assertEquals(Code.REQUEST_TOO_LARGE, manyChecks.code(), manyChecks.toString());
     assertEquals(0, network.operationsSent() - sentBefore, "nothing sent");
     assertEquals(List.of(), states.states(), "the connection stays");
     assertEquals(0, sender.getData("/big").stat().dataLength());
@@ -130,7 +131,7 @@ class ClientEdgeCasesTest {
     CorralClient sender = CorralClient.builder().connectString(server.getConnectString()).interceptor(network)
         .build();
     others.add(sender);
-    CompletableFuture<?> queued = sender.async().exists("/" + "p".repeat(5 << 20)); // limits not known yet
+    CompletableFuture<?> queued = sender.async().multi(overTheCap()); // limits not known yet
     network.refuseNewStreams(false);
 
     // the server ends the stream, as for any client bug; the request fails for good, not retried
@@ -143,6 +144,12 @@ class ClientEdgeCasesTest {
     assertEquals(1, network.operationsSent(), "sent once: a retry would only end the stream again");
     assertTrue(sender.blockUntilConnected(WAIT_SECONDS, TimeUnit.SECONDS));
     assertFalse(sender.exists("/big").isPresent(), "the session goes on");
+  }
+
+  /** A multi of checks over the 4 MiB request cap: 1,400 paths of 4,000 bytes (5.6 MB), no data. */
+  private static List<Op> overTheCap() {
+    String path = "/" + "p".repeat(3999);
+    return java.util.Collections.nCopies(1400, Op.check(path, -1));
   }
 
   @Test
@@ -365,6 +372,24 @@ class ClientEdgeCasesTest {
     others.add(inside);
     inside.create("/y", NONE, CreateMode.PERSISTENT);
     assertTrue(client.exists("/tenant/a/app/y").isPresent(), "a namespace lies inside the chroot");
+  }
+
+  @Test
+  void deletingTheRootUnderAChrootOrNamespaceFailsAndLeavesThatNode() throws Exception {
+    CorralClient chrooted = CorralClient.builder().connectString(server.getConnectString() + "/jail")
+        .sessionTimeout(Duration.ofSeconds(10)).build();
+    others.add(chrooted);
+    assertTrue(chrooted.blockUntilConnected(WAIT_SECONDS, TimeUnit.SECONDS));
+    client.create("/jail", NONE, CreateMode.PERSISTENT);
+    CorralClient spaced = connect(CorralClient.builder().namespace("jail"));
+
+    for (CorralClient rooted : List.of(chrooted, spaced)) {
+      InvalidArgumentException refused = assertThrows(InvalidArgumentException.class, () -> rooted.delete("/"));
+      assertTrue(refused.getMessage().contains("root"), refused.getMessage());
+      assertThrows(InvalidArgumentException.class, () -> rooted.multi(List.of(Op.delete("/", -1))));
+    }
+    assertTrue(client.exists("/jail").isPresent());
+    assertEquals("/x", chrooted.create("/x", NONE, CreateMode.PERSISTENT).path());
   }
 
   @Test
