@@ -279,7 +279,11 @@ public final class LeaderLatch implements AutoCloseable {
     return state.get();
   }
 
-  /** The path of the node standing for this latch in the election, if it has one now. */
+  /**
+   * The path of the node standing for this latch in the election, if it has
+   * one now: the one it leads with by the time listeners hear {@code isLeader}
+   * and {@link #await()} returns (a new one after a lost session).
+   */
   public Optional<String> getOurPath() {
     return ourPath.isEmpty() || state.get() == State.CLOSED ? Optional.empty() : Optional.of(ourPath);
   }
@@ -383,7 +387,7 @@ public final class LeaderLatch implements AutoCloseable {
       return;
     }
     try {
-      Standing standing = source.get();
+      Standing standing = standing(source);
       switch (standing.kind()) {
         case FIRST -> {
           cancelTurnRecheck();
@@ -419,6 +423,20 @@ public final class LeaderLatch implements AutoCloseable {
     } catch (CoordinationException e) {
       follow();
       retryLater(e.getMessage());
+    }
+  }
+
+  /**
+   * Reads {@code source}, then records the node it left us with (also when it
+   * failed after changing it): before leadership changes, so {@link
+   * #getOurPath()} names it when listeners hear and {@link #await()} returns,
+   * as Curator's reset() sets its node before checking leadership.
+   */
+  private Standing standing(StandingSource source) throws CoordinationException, InterruptedException {
+    try {
+      return source.get();
+    } finally {
+      ourPath = candidacy.node().map(Contenders.OwnNode::path).orElse("");
     }
   }
 
@@ -498,10 +516,7 @@ public final class LeaderLatch implements AutoCloseable {
 
   private void submit(Runnable task) {
     try {
-      loop.execute(() -> {
-        task.run();
-        ourPath = candidacy.node().map(Contenders.OwnNode::path).orElse("");
-      });
+      loop.execute(task);
     } catch (RejectedExecutionException closed) {
       // the latch is closed: nothing more to decide
     }

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.client.CoordinationClient;
+import dev.corral.client.CoordinationException;
 import dev.corral.client.CreateMode;
 import dev.corral.client.SequentialNames;
 import dev.corral.testing.TestingServer;
@@ -19,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -99,6 +101,70 @@ class LeaderLatchTest {
     assertEquals(java.util.Optional.empty(), latch.getOurPath());
     assertEquals(ourPath, latch.getLastPathIsLeader(), "kept after leadership ends");
     await().atMost(Clients.WAIT).until(() -> client.exists(ourPath).isEmpty()); // its node went with it
+  }
+
+  /** As Curator's reset(), which records the node before checking leadership. */
+  @Test
+  void ourPathIsKnownWhenTheListenerHearsItLeads() throws Exception {
+    CoordinationClient client = clients.connect();
+    LeaderLatch latch = latch(client, "only");
+    List<Optional<String>> heard = new CopyOnWriteArrayList<>();
+    latch.addListener(onLeading(() -> heard.add(latch.getOurPath())));
+    latch.start();
+    latch.await();
+
+    assertEquals(List.of(Optional.of(onlyNode(client))), heard, "getOurPath() inside isLeader()");
+  }
+
+  @Test
+  void ourPathIsKnownWhenAwaitReturns() throws Exception {
+    CoordinationClient client = clients.connect();
+    LeaderLatch latch = latch(client, "only");
+    latch.start();
+    latch.await();
+    Optional<String> ourPath = latch.getOurPath();
+
+    assertEquals(Optional.of(onlyNode(client)), ourPath);
+  }
+
+  @Test
+  void ourPathNamesTheNewNodeAfterTheSessionExpires() throws Exception {
+    CoordinationClient client = clients.connect();
+    LeaderLatch latch = latch(client, "only");
+    List<String> heard = new CopyOnWriteArrayList<>();
+    latch.addListener(onLeading(() -> heard.add(latch.getOurPath().orElse("<none>"))));
+    latch.start();
+    latch.await();
+    String oldNode = onlyNode(client);
+    long oldSession = client.sessionId();
+
+    server.expireSession(oldSession);
+
+    await().atMost(Clients.WAIT).until(() -> heard.size() == 2);
+    assertNotEquals(oldSession, client.sessionId());
+    String newNode = onlyNode(client);
+    assertEquals(client.sessionId(), client.exists(newNode).orElseThrow().ephemeralOwner());
+    assertEquals(List.of(oldNode, newNode), heard, "getOurPath() inside isLeader(), before and after the expiry");
+    assertEquals(Optional.of(newNode), latch.getOurPath());
+  }
+
+  /** The path of the one node in the election, checked to be the only one. */
+  private static String onlyNode(CoordinationClient client) throws CoordinationException, InterruptedException {
+    List<String> children = client.getChildren(PATH);
+    assertEquals(1, children.size(), "nodes in the election: " + children);
+    return PATH + "/" + children.get(0);
+  }
+
+  private static LeaderLatchListener onLeading(Runnable action) {
+    return new LeaderLatchListener() {
+      @Override
+      public void isLeader() {
+        action.run();
+      }
+
+      @Override
+      public void notLeader() {}
+    };
   }
 
   @Test
