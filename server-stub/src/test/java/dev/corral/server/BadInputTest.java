@@ -37,7 +37,9 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -181,27 +183,72 @@ class BadInputTest {
   }
 
   @Test
-  void malformedBytesEndOnlyThatStream() throws Exception {
-    ManagedChannel channel = live.channel();
-    MethodDescriptor<byte[], byte[]> raw = MethodDescriptor.<byte[], byte[]>newBuilder()
-        .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
-        .setFullMethodName(CoordinationGrpc.getSessionMethod().getFullMethodName())
-        .setRequestMarshaller(new BytesMarshaller())
-        .setResponseMarshaller(new BytesMarshaller())
-        .build();
-    ClientCall<byte[], byte[]> call = channel.newCall(raw, CallOptions.DEFAULT);
-    CompletableFuture<Status> closed = new CompletableFuture<>();
-    call.start(new ClientCall.Listener<>() {
-      @Override
-      public void onClose(Status status, Metadata trailers) {
-        closed.complete(status);
+  void malformedBytesEndOnlyThatStreamWithAClearError() throws Exception {
+    RawCall call = RawCall.open(live.channel());
+    call.send(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, 0x01});
+
+    Error fatal = ServerMessage.parseFrom(call.replies.poll(30, TimeUnit.SECONDS)).getFatal();
+    assertEquals(ErrorCode.INVALID_ARGUMENT, fatal.getCode());
+    assertTrue(fatal.getMessage().contains("could not be decoded"), fatal.getMessage());
+    Status status = call.closed.get(30, TimeUnit.SECONDS);
+    assertEquals(Status.Code.INVALID_ARGUMENT, status.getCode(), status.toString());
+  }
+
+  @Test
+  void aPathThatIsNotUtf8IsAProtocolErrorNamingIt() throws Exception {
+    RawCall call = RawCall.open(live.channel());
+    call.send(ClientMessage.newBuilder().setConnect(Connect.newBuilder().setTimeoutMs(4000)).build().toByteArray());
+    assertTrue(ServerMessage.parseFrom(call.replies.poll(30, TimeUnit.SECONDS)).hasConnected());
+    byte[] request = ClientMessage.newBuilder().setRequest(create("/x\u00e9", "")).build().toByteArray();
+    request[indexOf(request, (byte) 0xc3)] = (byte) 0xff; // the first byte of the e-acute: no longer UTF-8
+
+    call.send(request);
+
+    Error fatal = ServerMessage.parseFrom(call.replies.poll(30, TimeUnit.SECONDS)).getFatal();
+    assertEquals(ErrorCode.INVALID_ARGUMENT, fatal.getCode());
+    assertTrue(fatal.getMessage().contains("UTF-8"), fatal.getMessage());
+    assertEquals(Status.Code.INVALID_ARGUMENT, call.closed.get(30, TimeUnit.SECONDS).getCode());
+  }
+
+  private static int indexOf(byte[] bytes, byte b) {
+    for (int i = 0; i < bytes.length; i++) {
+      if (bytes[i] == b) {
+        return i;
       }
-    }, new Metadata());
-    call.request(10);
-    call.sendMessage(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, 0x01});
-    call.halfClose();
-    Status status = closed.get(30, TimeUnit.SECONDS);
-    assertNotEquals(Status.Code.OK, status.getCode(), "a message that does not parse fails the call");
+    }
+    throw new AssertionError("no byte " + b);
+  }
+
+  /** A Session call that sends and receives raw bytes, as a client of another language might get them wrong. */
+  private record RawCall(ClientCall<byte[], byte[]> call, BlockingQueue<byte[]> replies,
+      CompletableFuture<Status> closed) {
+    static RawCall open(ManagedChannel channel) {
+      MethodDescriptor<byte[], byte[]> raw = MethodDescriptor.<byte[], byte[]>newBuilder()
+          .setType(MethodDescriptor.MethodType.BIDI_STREAMING)
+          .setFullMethodName(CoordinationGrpc.getSessionMethod().getFullMethodName())
+          .setRequestMarshaller(new BytesMarshaller())
+          .setResponseMarshaller(new BytesMarshaller())
+          .build();
+      RawCall opened = new RawCall(channel.newCall(raw, CallOptions.DEFAULT), new LinkedBlockingQueue<>(),
+          new CompletableFuture<>());
+      opened.call.start(new ClientCall.Listener<>() {
+        @Override
+        public void onMessage(byte[] message) {
+          opened.replies.add(message);
+        }
+
+        @Override
+        public void onClose(Status status, Metadata trailers) {
+          opened.closed.complete(status);
+        }
+      }, new Metadata());
+      opened.call.request(100);
+      return opened;
+    }
+
+    void send(byte[] message) {
+      call.sendMessage(message);
+    }
   }
 
   @Test

@@ -149,6 +149,13 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
     }
   }
 
+  /** A message that did not decode: a protocol error, as for any other malformed message. */
+  void undecodable(String why) {
+    if (!ended) {
+      fatal(ErrorCode.INVALID_ARGUMENT, "a message could not be decoded as a ClientMessage: " + why);
+    }
+  }
+
   @Override
   public void onError(Throwable t) {
     log.debug("Stream of session 0x{} broke: {}", Long.toHexString(sessionId), t.toString());
