@@ -52,9 +52,9 @@ public final class RequestValidator {
       case GET_CHILDREN -> path(request.getGetChildren().getPath());
       case SYNC -> path(request.getSync().getPath());
       case ADD_WATCH -> path(request.getAddWatch().getPath())
-          .or(() -> checkWatchMode(request.getAddWatch().getMode(), request.getAddWatch().getPath()));
+          .or(() -> checkWatchMode(request.getAddWatch().getModeValue(), request.getAddWatch().getPath()));
       case REMOVE_WATCHES -> path(request.getRemoveWatches().getPath())
-          .or(() -> checkWatcherType(request.getRemoveWatches().getType(), request.getRemoveWatches().getPath()));
+          .or(() -> checkWatcherType(request.getRemoveWatches().getTypeValue(), request.getRemoveWatches().getPath()));
       case SET_WATCHES -> checkSetWatches(request.getSetWatches());
       case GET_EPHEMERALS -> request.getGetEphemerals().getPrefixPath().isEmpty()
           ? Optional.empty() : path(request.getGetEphemerals().getPrefixPath());
@@ -178,9 +178,10 @@ public final class RequestValidator {
     return version < -1 ? invalid("version must be -1 (any) or >= 0, was " + version, path) : Optional.empty();
   }
 
-  private static Optional<Error> checkWatchMode(AddWatchMode mode, String path) {
-    if (mode == AddWatchMode.UNRECOGNIZED) {
-      return invalid("unknown add_watch mode", path);
+  private static Optional<Error> checkWatchMode(int modeValue, String path) {
+    AddWatchMode mode = AddWatchMode.forNumber(modeValue);
+    if (mode == null) {
+      return invalid("unknown add_watch mode " + modeValue, path);
     }
     if (mode == AddWatchMode.FIRST_WATCH_MODE && SequentialNames.sequenceOf(Paths.name(path)) < 0) {
       return invalid("a FIRST watch needs a node whose name ends in a 10-digit sequence counter", path);
@@ -188,9 +189,11 @@ public final class RequestValidator {
     return Optional.empty();
   }
 
-  private static Optional<Error> checkWatcherType(WatcherType type, String path) {
-    if (type == WatcherType.UNRECOGNIZED || type == WatcherType.WATCHER_TYPE_UNSPECIFIED) {
-      return invalid("remove_watches type must be set to a known type, was " + type, path);
+  private static Optional<Error> checkWatcherType(int typeValue, String path) {
+    WatcherType type = WatcherType.forNumber(typeValue);
+    if (type == null || type == WatcherType.WATCHER_TYPE_UNSPECIFIED) {
+      return invalid("remove_watches type must be set to a known type, was "
+          + (type == null ? "unknown type " + typeValue : type), path);
     }
     return Optional.empty();
   }
@@ -204,7 +207,7 @@ public final class RequestValidator {
         .flatMap(Optional::stream)
         .findFirst()
         .or(() -> watches.getFirstWatchesList().stream()
-            .map(path -> checkWatchMode(AddWatchMode.FIRST_WATCH_MODE, path))
+            .map(path -> checkWatchMode(AddWatchMode.FIRST_WATCH_MODE_VALUE, path))
             .flatMap(Optional::stream)
             .findFirst());
   }

@@ -78,6 +78,17 @@ class RequestValidatorTest {
   }
 
   @Test
+  void unknownWatchModesAndTypesAreNamedByTheirNumber() {
+    Error mode = rejected(Request.newBuilder()
+        .setAddWatch(AddWatchRequest.newBuilder().setPath("/a").setModeValue(7)).build(), ErrorCode.INVALID_ARGUMENT);
+    assertTrue(mode.getMessage().contains("unknown add_watch mode 7"), mode.getMessage());
+    Error type = rejected(Request.newBuilder()
+        .setRemoveWatches(RemoveWatchesRequest.newBuilder().setPath("/a").setTypeValue(42)).build(),
+        ErrorCode.INVALID_ARGUMENT);
+    assertTrue(type.getMessage().contains("unknown type 42"), type.getMessage());
+  }
+
+  @Test
   void validWritesPass() {
     accepted(create("/a"));
     accepted(create("/q/", PERSISTENT_SEQUENTIAL));
