@@ -51,9 +51,12 @@ import java.util.function.Supplier;
  * so that the server fires at once every event missed meanwhile. If a server says
  * the session expired, or no server re-attached it within the session timeout
  * (counted from SUSPENDED), the state becomes LOST: waiting operations fail with
- * {@code SessionExpiredException}, one-shot watches are dropped (persistent ones
- * are kept), and the client opens a new session by itself (RECONNECTED again, with
- * a new {@link #sessionId()}). A session the client gave up by its own count is
+ * {@code SessionExpiredException}, and the client opens a new session by itself
+ * (RECONNECTED again, with a new {@link #sessionId()}) and re-registers every
+ * watch on it, one-shot ones too, with the last zxid it saw: the events missed
+ * fire, as after a re-attach, and a watch whose node did not change stays
+ * armed. (ZooKeeper tells each watcher Expired and forgets its watches; a
+ * thread waiting on one would otherwise wait for good.) A session the client gave up by its own count is
  * then closed on the server in the background, once, so that its ephemeral nodes
  * go at once instead of after another session timeout should a restarted server
  * have restored it; it is never used or reported again.

@@ -243,7 +243,7 @@ final class SessionManager implements SessionStream.Listener {
       password = connected.getPassword();
       timeoutMs = connected.getTimeoutMs();
       limits = ServerLimits.of(connected);
-      SetWatchesRequest reRegistration = watches.reRegistration(lastZxidSeen.get(), newSession);
+      SetWatchesRequest reRegistration = watches.reRegistration(lastZxidSeen.get());
       if (reRegistration != null) {
         submitInternal(stream, Request.newBuilder().setSetWatches(reRegistration).build(), "SetWatches");
       }
@@ -441,7 +441,6 @@ final class SessionManager implements SessionStream.Listener {
     List<Pending> queued = List.copyOf(waiting);
     waiting.clear();
     failAll(queued, new SessionExpiredException("the session expired: " + why, null));
-    watches.dropOneShot();
     transition(ConnectionState.LOST);
   }
 

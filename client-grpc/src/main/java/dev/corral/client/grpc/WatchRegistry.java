@@ -195,28 +195,22 @@ final class WatchRegistry {
     return !watches.get(kind).containsKey(path);
   }
 
-  /** Every watch, to re-register after a re-attach (persistent ones only for a new session); null if none. */
-  synchronized SetWatchesRequest reRegistration(long relativeZxid, boolean persistentOnly) {
-    SetWatchesRequest.Builder request = SetWatchesRequest.newBuilder().setRelativeZxid(relativeZxid);
-    if (!persistentOnly) {
-      request.addAllDataWatches(watches.get(Kind.DATA).keySet())
-          .addAllExistWatches(watches.get(Kind.EXIST).keySet())
-          .addAllChildWatches(watches.get(Kind.CHILD).keySet())
-          .addAllFirstWatches(watches.get(Kind.FIRST).keySet());
-    }
-    request.addAllPersistentWatches(watches.get(Kind.PERSISTENT).keySet())
+  /**
+   * Every watch, to re-register after a re-attach or on a new session, with
+   * the last zxid the client saw; null if none. Zxids are the whole tree's, so
+   * a new session hears what changed after it as a re-attached one does.
+   */
+  synchronized SetWatchesRequest reRegistration(long relativeZxid) {
+    SetWatchesRequest.Builder request = SetWatchesRequest.newBuilder().setRelativeZxid(relativeZxid)
+        .addAllDataWatches(watches.get(Kind.DATA).keySet())
+        .addAllExistWatches(watches.get(Kind.EXIST).keySet())
+        .addAllChildWatches(watches.get(Kind.CHILD).keySet())
+        .addAllFirstWatches(watches.get(Kind.FIRST).keySet())
+        .addAllPersistentWatches(watches.get(Kind.PERSISTENT).keySet())
         .addAllPersistentRecursiveWatches(watches.get(Kind.PERSISTENT_RECURSIVE).keySet());
     boolean empty = request.getDataWatchesCount() + request.getExistWatchesCount() + request.getChildWatchesCount()
         + request.getPersistentWatchesCount() + request.getPersistentRecursiveWatchesCount()
         + request.getFirstWatchesCount() == 0;
     return empty ? null : request.build();
-  }
-
-  /** Forgets every one-shot watch (the session that held them is gone). */
-  synchronized void dropOneShot() {
-    watches.get(Kind.DATA).clear();
-    watches.get(Kind.EXIST).clear();
-    watches.get(Kind.CHILD).clear();
-    watches.get(Kind.FIRST).clear();
   }
 }

@@ -12,14 +12,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.client.ConnectionLossException;
 import dev.corral.client.CreateMode;
+import dev.corral.client.EventType;
 import dev.corral.client.SessionExpiredException;
+import dev.corral.client.WatchedEvent;
 import dev.corral.testing.TestingServer;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -175,6 +179,30 @@ class ConnectionStateTest {
     assertEquals(List.of(CONNECTED, LOST, RECONNECTED), recorder.states());
     assertNotEquals(sessionId, client.sessionId());
     assertTrue(other.exists("/eph").isEmpty(), "the expired session's ephemeral is gone");
+  }
+
+  @Test
+  void oneShotWatchesOutliveAnExpiredSessionAndHearWhatChangedSince() throws Exception {
+    StateRecorder recorder = new StateRecorder();
+    client = connect(recorder);
+    other = connect(null);
+    other.create("/watched", new byte[0], CreateMode.PERSISTENT);
+    other.create("/untouched", new byte[0], CreateMode.PERSISTENT);
+    BlockingQueue<WatchedEvent> changed = new LinkedBlockingQueue<>();
+    BlockingQueue<WatchedEvent> later = new LinkedBlockingQueue<>();
+    client.getData("/watched", changed::add);
+    client.getData("/untouched", later::add);
+
+    server.expireSession(client.sessionId());
+    other.setData("/watched", new byte[] {1}); // while the old session is gone: before or after the new one
+    recorder.awaitTail(LOST, RECONNECTED);
+
+    WatchedEvent missed = changed.poll(30, TimeUnit.SECONDS);
+    assertEquals(new WatchedEvent(EventType.NODE_DATA_CHANGED, "/watched", missed.zxid()), missed);
+    other.delete("/untouched");
+    WatchedEvent deleted = later.poll(30, TimeUnit.SECONDS);
+    assertEquals(new WatchedEvent(EventType.NODE_DELETED, "/untouched", deleted.zxid()), deleted,
+        "an untouched watch stays armed on the new session");
   }
 
   @Test
