@@ -37,10 +37,29 @@ final class Clients implements AutoCloseable {
 
   static final Duration PATIENCE = Duration.ofMinutes(10);
 
+  /** As {@link #connectPatient()}, with a session the client gives up {@code sessionTimeout} after the server went. */
+  CoordinationClient connectPatient(Duration sessionTimeout) throws InterruptedException {
+    return connect(CorralClient.builder().connectionTimeout(PATIENCE), sessionTimeout);
+  }
+
+  /**
+   * A connected client whose calls made while the server is down fail with
+   * ConnectionLoss after 1 s (per attempt of its retry policy), long before its
+   * session could be given up: the client of Curator's testServerCrash.
+   */
+  CoordinationClient connectImpatient() throws InterruptedException {
+    return connect(CorralClient.builder().connectionTimeout(Duration.ofSeconds(1)));
+  }
+
   private CoordinationClient connect(CorralClient.Builder builder) throws InterruptedException {
+    return connect(builder, Duration.ofSeconds(20));
+  }
+
+  private CoordinationClient connect(CorralClient.Builder builder, Duration sessionTimeout)
+      throws InterruptedException {
     CoordinationClient client = builder
         .connectString(server.getConnectString())
-        .sessionTimeout(Duration.ofSeconds(20))
+        .sessionTimeout(sessionTimeout)
         .build();
     synchronized (clients) {
       clients.add(client);

@@ -5,14 +5,20 @@ import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.corral.client.ConnectionLossException;
 import dev.corral.client.ConnectionState;
 import dev.corral.client.CoordinationClient;
 import dev.corral.testing.TestingServer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -76,6 +82,64 @@ class DistributedBarrierTest {
     assertFalse(waiting.result());
     assertEquals(ConnectionState.SUSPENDED, waiter.state(),
         "the wait ended at its own deadline, while the session could still live, not once it was lost");
+  }
+
+  @Test
+  void waiterFailsWithConnectionLossWhenTheServerStops() throws Exception {
+    new DistributedBarrier(clients.connect(), PATH).setBarrier();
+    DistributedBarrier barrier = new DistributedBarrier(clients.connectImpatient(), PATH);
+    Started<Boolean> waiting = Started.call(() -> barrier.waitOnBarrier(60, TimeUnit.SECONDS));
+    await().atMost(Clients.WAIT).until(waiting::waitsForAChange); // its watch is set
+
+    server.stop();
+
+    ExecutionException failure = assertThrows(ExecutionException.class, waiting::result);
+    assertInstanceOf(ConnectionLossException.class, failure.getCause());
+  }
+
+  @Test
+  void anUntimedWaiterFailsWithConnectionLossWhenTheServerStops() throws Exception {
+    new DistributedBarrier(clients.connect(), PATH).setBarrier();
+    DistributedBarrier barrier = new DistributedBarrier(clients.connectImpatient(), PATH);
+    Started<Void> waiting = Started.call(() -> {
+      barrier.waitOnBarrier();
+      return null;
+    });
+    await().atMost(Clients.WAIT).until(waiting::waitsForAChange);
+
+    server.stop();
+
+    ExecutionException failure = assertThrows(ExecutionException.class, waiting::result);
+    assertInstanceOf(ConnectionLossException.class, failure.getCause());
+  }
+
+  @Test
+  void aWaiterWhoseSessionIsLostWhileTheServerIsDownChecksAgainInTheNewSession() throws Exception {
+    DistributedBarrier barrier = new DistributedBarrier(clients.connect(), PATH);
+    barrier.setBarrier();
+    CoordinationClient waiterClient = clients.connectPatient(Duration.ofSeconds(4));
+    CountDownLatch lost = new CountDownLatch(1);
+    waiterClient.addConnectionStateListener((client, state) -> {
+      if (state == ConnectionState.LOST) {
+        lost.countDown();
+      }
+    });
+    DistributedBarrier waiter = new DistributedBarrier(waiterClient, PATH);
+    Started<Void> waiting = Started.call(() -> {
+      waiter.waitOnBarrier();
+      return null;
+    });
+    await().atMost(Clients.WAIT).until(waiting::waitsForAChange);
+
+    server.stop(); // woken by SUSPENDED, the waiter checks again; the check waits for a server until LOST fails it
+    assertTrue(lost.await(Clients.WAIT.toSeconds(), TimeUnit.SECONDS), "the session was not lost");
+    server.start();
+    await().atMost(Clients.WAIT).until(() -> waiting.outcome().isDone()
+        || waiterClient.state().isConnected() && waiting.waitsForAChange());
+    assertFalse(waiting.outcome().isDone(), "the wait ended while the barrier stands");
+    barrier.removeBarrier();
+
+    assertNull(waiting.result());
   }
 
   @Test
