@@ -52,8 +52,9 @@ public interface InterProcessLock {
    * if the session is declared lost meanwhile, the release just clears the
    * local state (the node goes with the session). Otherwise this throws the
    * failure (usually {@code ConnectionLossException}) and keeps deleting the
-   * node in the background until it is gone or the session has ended; until then {@link #isAcquiredInThisProcess()} stays true (but the
-   * calling thread no longer owns the lock: do not call release() again).
+   * node in the background until it is gone or the session has ended. Either way the calling thread no longer
+   * holds the lock once release() returns or throws (as in Curator, {@link #isAcquiredInThisProcess()} is then
+   * false unless another thread holds it: do not call release() again), though the node may outlive it a while.
    * Releasing a lock lost with its session just clears the local state.
    *
    * @throws IllegalMonitorStateException if the calling thread does not hold the lock
@@ -64,7 +65,9 @@ public interface InterProcessLock {
 
   /**
    * True while any thread of this process holds the lock through this object
-   * and its session has not ended (also while a release is still being confirmed).
+   * and its session has not ended; false from the moment the holder calls
+   * release(), as in Curator, so that {@code if (lock.isAcquiredInThisProcess())
+   * lock.release()} is safe after a release that threw.
    */
   boolean isAcquiredInThisProcess();
 

@@ -163,7 +163,7 @@ public final class InterProcessMutex implements InterProcessLock {
 
   @Override
   public boolean isAcquiredInThisProcess() {
-    return tracker.anyHeld();
+    return holds.values().stream().anyMatch(hold -> !hold.isLost(client));
   }
 
   @Override

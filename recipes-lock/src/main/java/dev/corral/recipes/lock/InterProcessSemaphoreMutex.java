@@ -67,7 +67,8 @@ public final class InterProcessSemaphoreMutex implements InterProcessLock {
 
   @Override
   public boolean isAcquiredInThisProcess() {
-    return semaphore.anyHeld();
+    InterProcessSemaphoreV2.LeaseImpl held = lease.get();
+    return held != null && semaphore.isHeld(held);
   }
 
   @Override

@@ -294,10 +294,6 @@ public final class InterProcessSemaphoreV2 {
     return !lease.returned.get() && !lease.hold.isLost(client);
   }
 
-  boolean anyHeld() {
-    return tracker.anyHeld();
-  }
-
   @Override
   public String toString() {
     return "InterProcessSemaphoreV2[" + path + ", " + limit + "]";
