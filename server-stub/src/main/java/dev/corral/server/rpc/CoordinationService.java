@@ -37,8 +37,9 @@ public final class CoordinationService implements BindableService {
   public ServerServiceDefinition bindService() {
     ServiceDescriptor generated = CoordinationGrpc.getServiceDescriptor();
     MethodDescriptor<ClientMessage, ServerMessage> session = CoordinationGrpc.getSessionMethod();
+    DecodedMessage.Marshaller decoder = new DecodedMessage.Marshaller(session.getRequestMarshaller());
     MethodDescriptor<DecodedMessage, ServerMessage> lenient =
-        session.toBuilder(new DecodedMessage.Marshaller(), session.getResponseMarshaller()).build();
+        session.toBuilder(decoder, session.getResponseMarshaller()).build();
     ServiceDescriptor service = ServiceDescriptor.newBuilder(generated.getName())
         .setSchemaDescriptor(generated.getSchemaDescriptor()) // server reflection still describes the proto
         .addMethod(lenient)

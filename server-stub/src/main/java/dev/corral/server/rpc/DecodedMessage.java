@@ -1,11 +1,9 @@
 package dev.corral.server.rpc;
 
-import com.google.protobuf.InvalidProtocolBufferException;
 import dev.corral.proto.v1.ClientMessage;
 import io.grpc.MethodDescriptor;
-import java.io.IOException;
+import io.grpc.StatusRuntimeException;
 import java.io.InputStream;
-import java.io.UncheckedIOException;
 
 /**
  * A client's message as it arrived: the ClientMessage it decodes to, or why it
@@ -23,21 +21,30 @@ record DecodedMessage(ClientMessage message, String undecodable) {
     return undecodable == null;
   }
 
-  /** Decodes what the transport read, never failing: a message that does not decode says why. */
+  /**
+   * Decodes what the transport read with the generated marshaller (gRPC's
+   * protobuf decoding, unchanged), never failing: a message that does not
+   * decode says why.
+   */
   static final class Marshaller implements MethodDescriptor.Marshaller<DecodedMessage> {
+    private final MethodDescriptor.Marshaller<ClientMessage> generated;
+
+    Marshaller(MethodDescriptor.Marshaller<ClientMessage> generated) {
+      this.generated = generated;
+    }
+
     @Override
     public InputStream stream(DecodedMessage value) {
-      return value.message().toByteString().newInput();
+      return generated.stream(value.message());
     }
 
     @Override
     public DecodedMessage parse(InputStream stream) {
-      try (stream) {
-        return of(ClientMessage.parseFrom(stream));
-      } catch (InvalidProtocolBufferException e) {
-        return new DecodedMessage(null, e.getMessage());
-      } catch (IOException e) {
-        throw new UncheckedIOException("reading a client's message failed", e);
+      try {
+        return of(generated.parse(stream));
+      } catch (StatusRuntimeException e) { // gRPC's protobuf marshaller reports a bad message so
+        Throwable cause = e.getCause() != null ? e.getCause() : e;
+        return new DecodedMessage(null, cause.getMessage());
       }
     }
   }
