@@ -213,7 +213,8 @@ public final class RequestValidator {
   }
 
   private static Optional<Error> path(String path) {
-    return PathRules.check(path, false).or(() -> PathRules.checkLength(path, false));
+    Optional<Error> invalid = PathRules.check(path, false);
+    return invalid.isPresent() ? invalid : PathRules.checkLength(path, false);
   }
 
   private static Optional<Error> invalid(String message, String path) {
