@@ -90,6 +90,9 @@ public final class PathRules {
     if (path.length() > limitBytes) {
       return true; // a character takes at least a byte
     }
+    if (path.length() * 3 <= limitBytes) {
+      return false; // and at most 3 (no surrogates)
+    }
     int bytes = 0;
     for (int i = 0; i < path.length(); i++) {
       char c = path.charAt(i);
