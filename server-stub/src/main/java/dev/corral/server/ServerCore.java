@@ -117,13 +117,8 @@ public final class ServerCore implements ReplicatedState {
           endMovedStream(txn.getSessionId(), txn.getAttachSession().getAttachment());
         }
       }
-      case CLOSE_SESSION -> {
-        if (ok) {
-          endSession(txn.getSessionId(), txn.getCloseSession().getReason());
-        }
-      }
       case EXPIRE_NODE -> ttlExpiriesInFlight.remove(txn.getExpireNode().getPath());
-      default -> { }
+      default -> { } // a closed session ends below, once the change's events are out
     }
     for (WatchEvent event : result.events()) {
       recentChanges.add(event);
@@ -131,6 +126,10 @@ public final class ServerCore implements ReplicatedState {
     }
     if (watches.any(WatchKind.FIRST)) {
       fireTurns(result.events());
+    }
+    if (ok && txn.getKindCase() == Txn.KindCase.CLOSE_SESSION) {
+      // after its events: the closing session's own watches hear its ephemeral nodes go, as ZooKeeper's do
+      endSession(txn.getSessionId(), txn.getCloseSession().getReason());
     }
   }
 

@@ -251,6 +251,24 @@ class SessionEndToEndTest {
   }
 
   @Test
+  void aClosingSessionsOwnWatchHearsItsEphemeralGoBeforeTheCloseIsAnswered() {
+    try (RawSession owner = live.open()) {
+      owner.ok(create("/own", "", CreateMode.EPHEMERAL));
+      owner.ok(exists("/own", true));
+
+      long close = owner.sendRequest(Ops.closeSession());
+
+      WatchEvent deleted = owner.nextEvent();
+      assertEquals(EventType.NODE_DELETED, deleted.getType());
+      assertEquals("/own", deleted.getPath());
+      Response closed = owner.next().getResponse();
+      assertEquals(close, closed.getXid());
+      assertEquals(deleted.getZxid(), closed.getZxid(), "the event is the close's own change");
+      assertEquals(Status.Code.OK, owner.awaitEnd().status().getCode());
+    }
+  }
+
+  @Test
   void clientThatHalfClosesIsAnsweredEverythingItSentThenTheStreamEndsAndTheSessionStays() {
     RawSession s = live.open();
     long first = s.sendRequest(create("/hc1", "", CreateMode.EPHEMERAL));

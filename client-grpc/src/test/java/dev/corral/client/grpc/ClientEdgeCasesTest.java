@@ -375,6 +375,19 @@ class ClientEdgeCasesTest {
   }
 
   @Test
+  void aClosingClientsWatcherHearsItsOwnEphemeralNodeGo() throws Exception {
+    CorralClient closing = connect(CorralClient.builder());
+    closing.create("/mine", NONE, CreateMode.EPHEMERAL);
+    BlockingQueue<WatchedEvent> events = new LinkedBlockingQueue<>();
+    closing.exists("/mine", events::add);
+
+    closing.close();
+
+    WatchedEvent deleted = events.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+    assertEquals(new WatchedEvent(EventType.NODE_DELETED, "/mine", deleted.zxid()), deleted);
+  }
+
+  @Test
   void deletingTheRootUnderAChrootOrNamespaceFailsAndLeavesThatNode() throws Exception {
     CorralClient chrooted = CorralClient.builder().connectString(server.getConnectString() + "/jail")
         .sessionTimeout(Duration.ofSeconds(10)).build();
