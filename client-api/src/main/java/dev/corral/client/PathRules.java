@@ -8,12 +8,12 @@ import java.util.Optional;
  * no empty, "." or ".." segment, no control characters (U+0000-U+001F,
  * U+007F-U+009F), and none of the characters ZooKeeper refuses, U+D800-U+F8FF
  * (every surrogate, so every character beyond U+FFFF, and the private use
- * area) and U+FFF0-U+FFFF. A request's path is also at most
+ * area) and U+FFF0-U+FFFF. A node created is also named by at most
  * {@value #MAX_PATH_BYTES} bytes in UTF-8 ({@link #lengthViolation}).
  */
 public final class PathRules {
   /**
-   * The longest path a request may name, in UTF-8 bytes (Linux's PATH_MAX).
+   * The longest path a create may name, in UTF-8 bytes (Linux's PATH_MAX).
    * ZooKeeper has no such limit but its 1 MiB request; without one, a single
    * create of a path thousands of segments deep (with its parents) stalled the
    * server for seconds, and the change history held every event's whole path.
@@ -35,11 +35,25 @@ public final class PathRules {
     if (path == null) {
       throw new InvalidPathException("the path is null", "");
     }
-    Optional<String> rule = violation(sequential ? path + "0" : path).or(() -> lengthViolation(path, sequential));
+    Optional<String> rule = violation(sequential ? path + "0" : path);
     if (rule.isPresent()) {
       throw new InvalidPathException(describe(path, rule.get()), path);
     }
     return path;
+  }
+
+  /**
+   * Checks the length of the path a create names, as the server will see it
+   * (with the client's chroot and namespace, and for a sequential create the
+   * counter's 10 digits).
+   *
+   * @throws InvalidPathException if it is longer than {@value #MAX_PATH_BYTES} bytes in UTF-8
+   */
+  public static void checkLength(String serverPath, boolean sequential) throws InvalidPathException {
+    Optional<String> rule = lengthViolation(serverPath, sequential);
+    if (rule.isPresent()) {
+      throw new InvalidPathException(describe(serverPath, rule.get()), serverPath);
+    }
   }
 
   /** Longest stretch of a path quoted in a message. */
@@ -72,10 +86,11 @@ public final class PathRules {
   }
 
   /**
-   * Why a request may not name {@code path}: it is longer than
+   * Why a create may not name {@code path}: it is longer than
    * {@value #MAX_PATH_BYTES} bytes in UTF-8, counting for a sequential create
-   * the counter's 10 digits; empty if it is not. Checked on requests only, not
-   * on nodes already in a log or snapshot.
+   * the counter's 10 digits; empty if it is not. Checked on creates only: a
+   * node made before the limit (its create in a log or snapshot replays as it
+   * was applied) can still be read, watched and deleted.
    */
   public static Optional<String> lengthViolation(String path, boolean sequential) {
     int limit = MAX_PATH_BYTES - (sequential ? SEQUENCE_DIGITS : 0);

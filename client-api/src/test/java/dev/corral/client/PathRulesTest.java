@@ -29,16 +29,18 @@ class PathRulesTest {
   }
 
   @Test
-  void pathsAreAtMost4096BytesInUtf8CountingASequentialCounter() throws Exception {
+  void createdPathsAreAtMost4096BytesInUtf8CountingASequentialCounter() throws Exception {
     String longest = "/" + "x".repeat(PathRules.MAX_PATH_BYTES - 1);
-    assertEquals(longest, PathRules.check(longest, false));
-    InvalidPathException tooLong = assertThrows(InvalidPathException.class, () -> PathRules.check(longest + "x", false));
+    PathRules.checkLength(longest, false);
+    InvalidPathException tooLong = assertThrows(InvalidPathException.class,
+        () -> PathRules.checkLength(longest + "x", false));
     assertTrue(tooLong.getMessage().contains("longer than 4096 bytes in UTF-8"), tooLong.getMessage());
+    assertEquals(longest + "x", PathRules.check(longest + "x", false), "only creates are held to the length");
     String wide = "/" + "\u20ac".repeat(1366); // 3 bytes each: 4,099 bytes in 1,367 characters
     assertTrue(PathRules.lengthViolation(wide, false).isPresent());
     assertTrue(PathRules.lengthViolation(longest.substring(0, PathRules.MAX_PATH_BYTES - 10), true).isEmpty());
     assertThrows(InvalidPathException.class,
-        () -> PathRules.check(longest.substring(0, PathRules.MAX_PATH_BYTES - 9), true));
+        () -> PathRules.checkLength(longest.substring(0, PathRules.MAX_PATH_BYTES - 9), true));
   }
 
   @Test

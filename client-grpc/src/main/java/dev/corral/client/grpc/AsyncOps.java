@@ -73,6 +73,7 @@ final class AsyncOps implements AsyncCoordinationClient {
     Objects.requireNonNull(options, "options");
     try {
       PathRules.check(path, options.mode().isSequential());
+      PathRules.checkLength(namespace.toServer(path), options.mode().isSequential());
       if (options.protection() && path.equals("/")) {
         throw new InvalidPathException("the root cannot be created with protection", path);
       }
@@ -237,6 +238,9 @@ final class AsyncOps implements AsyncCoordinationClient {
         Objects.requireNonNull(op, "op");
         boolean sequential = op instanceof Op.Create create && create.options().mode().isSequential();
         PathRules.check(op.path(), sequential);
+        if (op instanceof Op.Create) {
+          PathRules.checkLength(namespace.toServer(op.path()), sequential);
+        }
         if (op instanceof Op.Delete && op.path().equals("/")) {
           return CompletableFuture.failedFuture(rootDeleteRefused());
         }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -23,6 +24,8 @@ import dev.corral.client.InvalidArgumentException;
 import dev.corral.client.Created;
 import dev.corral.client.NoWatcherException;
 import dev.corral.client.Op;
+import dev.corral.client.InvalidPathException;
+import dev.corral.client.PathRules;
 import dev.corral.client.Paths;
 import dev.corral.client.Protection;
 import dev.corral.client.WatchedEvent;
@@ -32,6 +35,7 @@ import dev.corral.proto.v1.ServerMessage;
 import dev.corral.testing.TestingServer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -149,7 +153,7 @@ class ClientEdgeCasesTest {
   /** A multi of checks over the 4 MiB request cap: 1,400 paths of 4,000 bytes (5.6 MB), no data. */
   private static List<Op> overTheCap() {
     String path = "/" + "p".repeat(3999);
-    return java.util.Collections.nCopies(1400, Op.check(path, -1));
+    return Collections.nCopies(1400, Op.check(path, -1));
   }
 
   @Test
@@ -384,7 +388,24 @@ class ClientEdgeCasesTest {
     closing.close();
 
     WatchedEvent deleted = events.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+    assertNotNull(deleted, "no event");
     assertEquals(new WatchedEvent(EventType.NODE_DELETED, "/mine", deleted.zxid()), deleted);
+  }
+
+  @Test
+  void aCreatedPathsLengthCountsTheNamespaceAndIsRefusedBeforeSending() throws Exception {
+    FaultInjector network = new FaultInjector();
+    CorralClient spaced = connect(CorralClient.builder().namespace("ns").interceptor(network));
+    String longest = "/" + "x".repeat(PathRules.MAX_PATH_BYTES - "/ns/".length()); // "/ns" + it: 4,096 bytes
+    int sentBefore = network.operationsSent();
+
+    InvalidPathException refused = assertThrows(InvalidPathException.class,
+        () -> spaced.create(longest + "x", NONE, CreateMode.PERSISTENT));
+
+    assertTrue(refused.getMessage().contains("longer than 4096 bytes"), refused.getMessage());
+    assertEquals(0, network.operationsSent() - sentBefore, "nothing sent");
+    assertEquals(longest, spaced.create(longest, NONE, CreateMode.PERSISTENT).path());
+    assertTrue(spaced.exists(longest + "x").isEmpty(), "a read may name a longer path");
   }
 
   @Test

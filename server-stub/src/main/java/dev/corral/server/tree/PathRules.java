@@ -22,10 +22,11 @@ final class PathRules {
   }
 
   /**
-   * A request's path over the length limit, as INVALID_PATH; for a sequential
-   * create counting the counter's digits. Requests only: the apply and the
-   * snapshot loader do not check it, so logs from before the limit replay as
-   * they were applied.
+   * A created path over the length limit, as INVALID_PATH; for a sequential
+   * create counting the counter's digits. Creates before the log only: the
+   * apply and the snapshot loader do not check it, so logs from before the
+   * limit replay as they were applied, and no other request checks it, so
+   * nodes made before it can still be read, watched and deleted.
    */
   static Optional<Error> checkLength(String path, boolean sequential) {
     return dev.corral.client.PathRules.lengthViolation(path, sequential)

@@ -20,8 +20,8 @@ import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
- * Checks a request before it enters the log: path rules and the path's length
- * (INVALID_PATH), data size (DATA_TOO_LARGE), and argument values
+ * Checks a request before it enters the log: path rules and a created path's
+ * length (INVALID_PATH), data size (DATA_TOO_LARGE), and argument values
  * (INVALID_ARGUMENT: TTLs, versions, modes, watches inside a multi). A request with no operation passes: the
  * caller answers it as a protocol error. Thread-safe.
  */
@@ -213,8 +213,7 @@ public final class RequestValidator {
   }
 
   private static Optional<Error> path(String path) {
-    Optional<Error> invalid = PathRules.check(path, false);
-    return invalid.isPresent() ? invalid : PathRules.checkLength(path, false);
+    return PathRules.check(path, false);
   }
 
   private static Optional<Error> invalid(String message, String path) {

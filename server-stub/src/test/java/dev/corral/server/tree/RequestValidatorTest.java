@@ -22,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.protobuf.ByteString;
+import dev.corral.client.PathRules;
 import dev.corral.proto.v1.AddWatchMode;
 import dev.corral.proto.v1.AddWatchRequest;
 import dev.corral.proto.v1.Error;
@@ -56,22 +57,26 @@ class RequestValidatorTest {
   }
 
   @Test
-  void pathsOverTheLengthLimitAreRefusedForEveryOperation() {
-    String longest = "/" + "\u00e9".repeat((dev.corral.client.PathRules.MAX_PATH_BYTES - 1) / 2) + "x";
+  void createsOfPathsOverTheLengthLimitAreRefusedAndOtherOperationsStillNameThem() {
+    String longest = "/" + "\u00e9".repeat((PathRules.MAX_PATH_BYTES - 1) / 2) + "x";
     accepted(create(longest));
-    accepted(getData(longest));
     String tooLong = longest + "x";
 
-    for (Request request : List.of(create(tooLong), getData(tooLong), delete(tooLong, -1), exists(tooLong),
-        multi(opCreate("/ok", PERSISTENT), opDelete(tooLong, -1)))) {
+    for (Request request : List.of(create(tooLong), multi(opCreate("/ok", PERSISTENT), opCreate(tooLong, PERSISTENT)))) {
       Error error = rejected(request, ErrorCode.INVALID_PATH);
       assertTrue(error.getMessage().contains("longer than 4096 bytes"), error.getMessage());
+    }
+    // a node made before the limit can still be read, watched and deleted
+    for (Request request : List.of(getData(tooLong), exists(tooLong), delete(tooLong, -1),
+        multi(opDelete(tooLong, -1)), Request.newBuilder().setSetWatches(
+            SetWatchesRequest.newBuilder().addPersistentRecursiveWatches(tooLong)).build())) {
+      accepted(request);
     }
   }
 
   @Test
   void aSequentialCreateCountsItsCounterInThePathsLength() {
-    String prefix = "/" + "x".repeat(dev.corral.client.PathRules.MAX_PATH_BYTES - 11);
+    String prefix = "/" + "x".repeat(PathRules.MAX_PATH_BYTES - 11);
     accepted(create(prefix, PERSISTENT_SEQUENTIAL));
     Error error = rejected(create(prefix + "x", PERSISTENT_SEQUENTIAL), ErrorCode.INVALID_PATH);
     assertTrue(error.getMessage().contains("10-digit counter"), error.getMessage());
