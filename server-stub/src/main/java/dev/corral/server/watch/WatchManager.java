@@ -34,16 +34,23 @@ public final class WatchManager {
 
   /** Leaves a watch of {@code kind} on {@code path} for {@code sessionId}. */
   public void add(long sessionId, WatchKind kind, String path) {
-    // add inside compute: another session's removal may drop the path's set
+    // add inside compute: another session's removal may drop the path's set; the tree of recursive watches
+    // changes there too, so that it holds what byKind does whatever removals run alongside
     byKind.get(kind).compute(path, (p, sessions) -> {
       Set<Long> set = sessions != null ? sessions : ConcurrentHashMap.<Long>newKeySet();
       set.add(sessionId);
+      if (kind == WatchKind.PERSISTENT_RECURSIVE) {
+        recursiveWatches.add(path, sessionId);
+      }
       return set;
     });
-    bySession.computeIfAbsent(sessionId, s -> ConcurrentHashMap.newKeySet()).add(new Registration(kind, path));
-    if (kind == WatchKind.PERSISTENT_RECURSIVE) {
-      recursiveWatches.add(path, sessionId);
-    }
+    // recorded inside compute too: a removeSession running alongside takes the session's set either before
+    // this (and a later one finds the new set) or after it, never while this adds to a set it already took
+    bySession.compute(sessionId, (s, registrations) -> {
+      Set<Registration> set = registrations != null ? registrations : ConcurrentHashMap.newKeySet();
+      set.add(new Registration(kind, path));
+      return set;
+    });
   }
 
   /** Whether the session has a watch of {@code kind} on {@code path}. */
@@ -86,14 +93,7 @@ public final class WatchManager {
       return;
     }
     for (Registration r : registrations) {
-      if (r.kind() == WatchKind.PERSISTENT_RECURSIVE) {
-        recursiveWatches.remove(r.path(), sessionId);
-      }
-      Map<String, Set<Long>> paths = byKind.get(r.kind());
-      paths.computeIfPresent(r.path(), (p, sessions) -> {
-        sessions.remove(sessionId);
-        return sessions.isEmpty() ? null : sessions;
-      });
+      byKind.get(r.kind()).computeIfPresent(r.path(), (p, sessions) -> removed(sessions, r.kind(), p, sessionId));
     }
   }
 
@@ -166,17 +166,22 @@ public final class WatchManager {
   private boolean removeOne(long sessionId, WatchKind kind, String path) {
     boolean[] removed = {false};
     byKind.get(kind).computeIfPresent(path, (p, sessions) -> {
-      removed[0] = sessions.remove(sessionId);
-      return sessions.isEmpty() ? null : sessions;
+      removed[0] = sessions.contains(sessionId);
+      return removed(sessions, kind, p, sessionId);
     });
     Set<Registration> registrations = bySession.get(sessionId);
     if (registrations != null) {
       registrations.remove(new Registration(kind, path));
     }
-    if (kind == WatchKind.PERSISTENT_RECURSIVE) {
+    return removed[0];
+  }
+
+  /** Takes the session off a path's watchers (inside byKind's compute), and off the tree of recursive watches. */
+  private Set<Long> removed(Set<Long> sessions, WatchKind kind, String path, long sessionId) {
+    if (sessions.remove(sessionId) && kind == WatchKind.PERSISTENT_RECURSIVE) {
       recursiveWatches.remove(path, sessionId);
     }
-    return removed[0];
+    return sessions.isEmpty() ? null : sessions;
   }
 
   private static WatchKind[] kindsOf(WatcherType type) {

@@ -4,9 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.corral.proto.v1.EventType;
+import dev.corral.proto.v1.WatchEvent;
 import dev.corral.proto.v1.WatcherType;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -55,9 +58,9 @@ class WatchManagerTest {
     watches.add(1, WatchKind.CHILD, "/a");
     watches.add(1, WatchKind.PERSISTENT, "/a");
     watches.add(1, WatchKind.PERSISTENT_RECURSIVE, "/");
-    var deleted = dev.corral.proto.v1.WatchEvent.newBuilder()
-        .setType(dev.corral.proto.v1.EventType.NODE_DELETED).setPath("/a").setZxid(7).build();
-    assertEquals(java.util.Set.of(1L), watches.trigger(deleted));
+    var deleted = WatchEvent.newBuilder()
+        .setType(EventType.NODE_DELETED).setPath("/a").setZxid(7).build();
+    assertEquals(Set.of(1L), watches.trigger(deleted));
     assertTrue(watches.has(1, WatchKind.PERSISTENT, "/a"), "persistent watches stay");
     assertEquals(2, watches.size(), "the one-shot watches were used up");
   }
@@ -70,18 +73,18 @@ class WatchManagerTest {
     watches.add(4, WatchKind.PERSISTENT_RECURSIVE, "/ab");
     watches.add(5, WatchKind.PERSISTENT_RECURSIVE, "/a/b/c/d");
 
-    assertEquals(java.util.Set.of(1L, 2L, 3L), watches.trigger(event("/a/b/c")));
-    assertEquals(java.util.Set.of(1L, 4L), watches.trigger(event("/ab/x")), "a sibling sharing the prefix");
-    assertEquals(java.util.Set.of(1L), watches.trigger(event("/")));
+    assertEquals(Set.of(1L, 2L, 3L), watches.trigger(event("/a/b/c")));
+    assertEquals(Set.of(1L, 4L), watches.trigger(event("/ab/x")), "a sibling sharing the prefix");
+    assertEquals(Set.of(1L), watches.trigger(event("/")));
     assertTrue(watches.triggerFor(3, event("/a/b/c/d/e")));
     assertFalse(watches.triggerFor(3, event("/a/b")), "above the watched path");
 
     watches.remove(2, "/a", WatcherType.PERSISTENT_RECURSIVE_WATCH);
     watches.removeSession(1);
-    assertEquals(java.util.Set.of(3L, 5L), watches.trigger(event("/a/b/c/d")));
+    assertEquals(Set.of(3L, 5L), watches.trigger(event("/a/b/c/d")));
     watches.removeSession(3);
     watches.removeSession(5);
-    assertEquals(java.util.Set.of(), watches.trigger(event("/a/b/c/d")));
+    assertEquals(Set.of(), watches.trigger(event("/a/b/c/d")));
     assertFalse(watches.triggerFor(5, event("/a/b/c/d")));
   }
 
@@ -97,9 +100,33 @@ class WatchManagerTest {
     assertEquals(1000, watches.trigger(event("/d".repeat(1000))).size());
   }
 
-  private static dev.corral.proto.v1.WatchEvent event(String path) {
-    return dev.corral.proto.v1.WatchEvent.newBuilder()
-        .setType(dev.corral.proto.v1.EventType.NODE_CREATED).setPath(path).setZxid(7).build();
+  @Test
+  void aRecursiveWatchAddedAsItsSessionEndsIsGoneOnceTheSessionEndsForGood() throws Exception {
+    ExecutorService adder = Executors.newSingleThreadExecutor();
+    try {
+      for (int i = 0; i < 20_000; i++) {
+        WatchManager fresh = new WatchManager();
+        CyclicBarrier start = new CyclicBarrier(2);
+        Future<?> added = adder.submit(() -> {
+          start.await(30, TimeUnit.SECONDS);
+          fresh.add(7, WatchKind.PERSISTENT_RECURSIVE, "/a");
+          return null;
+        });
+        start.await(30, TimeUnit.SECONDS);
+        fresh.removeSession(7); // as the add runs: it may see none of it, or part
+        added.get(30, TimeUnit.SECONDS);
+        fresh.removeSession(7); // the session ends for good
+
+        assertEquals(Set.of(), fresh.trigger(event("/a/b")), "round " + i);
+        assertEquals(0, fresh.size());
+      }
+    } finally {
+      adder.shutdownNow();
+    }
+  }
+
+  private static WatchEvent event(String path) {
+    return WatchEvent.newBuilder().setType(EventType.NODE_CREATED).setPath(path).setZxid(7).build();
   }
 
   @Test
