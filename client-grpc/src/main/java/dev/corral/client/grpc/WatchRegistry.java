@@ -6,6 +6,7 @@ import dev.corral.client.WatcherType;
 import dev.corral.proto.v1.SetWatchesRequest;
 import dev.corral.proto.v1.WatchEvent;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -92,11 +93,38 @@ final class WatchRegistry {
 
   private void persistent(String path, Set<Watcher> hit, boolean recursiveToo) {
     take(Kind.PERSISTENT, path, hit);
-    if (recursiveToo) {
-      for (String p = path; p != null; p = parentOf(p)) {
-        take(Kind.PERSISTENT_RECURSIVE, p, hit);
+    Map<String, Set<Watcher>> recursive = watches.get(Kind.PERSISTENT_RECURSIVE);
+    if (!recursiveToo || recursive.isEmpty()) {
+      return;
+    }
+    if (recursive.size() < depthOf(path)) {
+      // fewer watched paths than ancestors: test each, deepest first as the walk below goes, rather than copy
+      // every ancestor's path (a path thousands of segments deep made that a long stall per event)
+      recursive.keySet().stream().filter(watched -> isAtOrBelow(path, watched))
+          .sorted(Comparator.comparingInt(String::length).reversed())
+          .forEach(watched -> hit.addAll(recursive.get(watched)));
+      return;
+    }
+    for (String p = path; p != null; p = parentOf(p)) {
+      take(Kind.PERSISTENT_RECURSIVE, p, hit);
+    }
+  }
+
+  private static int depthOf(String path) {
+    int depth = 0;
+    for (int i = 0; i < path.length(); i++) {
+      if (path.charAt(i) == '/') {
+        depth++;
       }
     }
+    return depth;
+  }
+
+  private static boolean isAtOrBelow(String path, String watched) {
+    if (watched.equals("/")) {
+      return true;
+    }
+    return path.startsWith(watched) && (path.length() == watched.length() || path.charAt(watched.length()) == '/');
   }
 
   private static String parentOf(String path) {

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.client.AddWatchMode;
 import dev.corral.client.CreateMode;
+import dev.corral.client.CreateOptions;
 import dev.corral.client.EventType;
 import dev.corral.client.InvalidArgumentException;
 import dev.corral.client.NoNodeException;
@@ -191,6 +192,28 @@ class WatchTest {
     watcher.expect(EventType.NODE_CREATED, "/r/a/b");
     watcher.expect(EventType.NODE_DATA_CHANGED, "/r/a/b");
     watcher.expect(EventType.NODE_DELETED, "/r/a/b");
+  }
+
+  @Test
+  void recursiveWatchesAtSeveralDepthsHearTheirOwnSubtreesOnly() throws Exception {
+    Recorder top = new Recorder();
+    Recorder deep = new Recorder();
+    Recorder sibling = new Recorder();
+    client.addWatch("/s", AddWatchMode.PERSISTENT_RECURSIVE, top);
+    client.addWatch("/s/a/b", AddWatchMode.PERSISTENT_RECURSIVE, deep);
+    client.addWatch("/sx", AddWatchMode.PERSISTENT_RECURSIVE, sibling);
+
+    // events from depth 1 to 5: both ways of finding the watches (by ancestor, by watched path) are used
+    writer.create("/s/a/b/c/d", NONE, CreateOptions.builder(CreateMode.PERSISTENT).creatingParents().build());
+    writer.create("/sx", NONE, CreateMode.PERSISTENT);
+
+    for (String created : List.of("/s", "/s/a", "/s/a/b", "/s/a/b/c", "/s/a/b/c/d")) {
+      top.expect(EventType.NODE_CREATED, created);
+    }
+    for (String created : List.of("/s/a/b", "/s/a/b/c", "/s/a/b/c/d")) {
+      deep.expect(EventType.NODE_CREATED, created);
+    }
+    sibling.expect(EventType.NODE_CREATED, "/sx");
   }
 
   @Test
