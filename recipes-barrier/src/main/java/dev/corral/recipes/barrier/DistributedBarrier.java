@@ -97,7 +97,6 @@ public final class DistributedBarrier {
 
   private boolean await(Deadline deadline) throws CoordinationException, InterruptedException {
     CompletableFuture<Optional<Stat>> check = null;
-    boolean released = false;
     try (Signal signal = Signal.open(client)) {
       try {
         while (true) {
@@ -115,7 +114,6 @@ public final class DistributedBarrier {
             return false;
           }
           if (node.isEmpty()) {
-            released = true;
             return true;
           }
           if (!signal.awaitChange(seen, deadline.remainingNanos())) {
@@ -123,8 +121,9 @@ public final class DistributedBarrier {
           }
         }
       } finally {
-        if (!released && check != null) {
-          // once the last check is answered: one given up at the deadline may still leave its watch
+        if (check != null) {
+          // the last check left a watch (for the node's change, or for its creation when it found none): drop
+          // it once the check is answered, since one given up at the deadline may still leave it
           check.whenComplete((node, failure) -> signal.forget(path, signal));
         }
       }
