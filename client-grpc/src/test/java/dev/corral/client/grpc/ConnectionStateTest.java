@@ -7,6 +7,7 @@ import static dev.corral.client.ConnectionState.SUSPENDED;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -198,9 +199,11 @@ class ConnectionStateTest {
     recorder.awaitTail(LOST, RECONNECTED);
 
     WatchedEvent missed = changed.poll(30, TimeUnit.SECONDS);
+    assertNotNull(missed, "the change made while the session was lost was told");
     assertEquals(new WatchedEvent(EventType.NODE_DATA_CHANGED, "/watched", missed.zxid()), missed);
     other.delete("/untouched");
     WatchedEvent deleted = later.poll(30, TimeUnit.SECONDS);
+    assertNotNull(deleted, "the untouched watch heard the deletion");
     assertEquals(new WatchedEvent(EventType.NODE_DELETED, "/untouched", deleted.zxid()), deleted,
         "an untouched watch stays armed on the new session");
   }

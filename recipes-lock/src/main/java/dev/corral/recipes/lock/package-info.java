@@ -11,7 +11,9 @@
  * SUSPENDED and LOST ({@link dev.corral.recipes.lock.LockState}); a node left by
  * an earlier session is never taken as one's own; a failed or timed-out
  * acquire always removes its node, even when the create's reply was lost; a
- * release counts only once the server confirmed it; a waiter whose session
+ * release counts in {@code state()} only once the server confirmed it (the
+ * releasing thread holds the lock no more as soon as it calls release(), and
+ * {@code isAcquiredInThisProcess()} says so, as Curator's); a waiter whose session
  * ended is never granted on its old node (it queues again in the new session).
  */
 package dev.corral.recipes.lock;
