@@ -35,10 +35,7 @@ public final class PathRules {
     if (path == null) {
       throw new InvalidPathException("the path is null", "");
     }
-    Optional<String> rule = violation(sequential ? path + "0" : path);
-    if (rule.isPresent()) {
-      throw new InvalidPathException(describe(path, rule.get()), path);
-    }
+    refuseIf(violation(sequential ? path + "0" : path), path);
     return path;
   }
 
@@ -50,9 +47,12 @@ public final class PathRules {
    * @throws InvalidPathException if it is longer than {@value #MAX_PATH_BYTES} bytes in UTF-8
    */
   public static void checkLength(String serverPath, boolean sequential) throws InvalidPathException {
-    Optional<String> rule = lengthViolation(serverPath, sequential);
+    refuseIf(lengthViolation(serverPath, sequential), serverPath);
+  }
+
+  private static void refuseIf(Optional<String> rule, String path) throws InvalidPathException {
     if (rule.isPresent()) {
-      throw new InvalidPathException(describe(serverPath, rule.get()), serverPath);
+      throw new InvalidPathException(describe(path, rule.get()), path);
     }
   }
 

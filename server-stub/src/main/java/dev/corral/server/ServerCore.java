@@ -118,7 +118,8 @@ public final class ServerCore implements ReplicatedState {
         }
       }
       case EXPIRE_NODE -> ttlExpiriesInFlight.remove(txn.getExpireNode().getPath());
-      default -> { } // a closed session ends below, once the change's events are out
+      case CLOSE_SESSION -> { } // ended below, once the change's events are out
+      default -> { }
     }
     for (WatchEvent event : result.events()) {
       recentChanges.add(event);

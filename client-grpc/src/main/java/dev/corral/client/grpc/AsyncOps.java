@@ -72,8 +72,7 @@ final class AsyncOps implements AsyncCoordinationClient {
   public CompletableFuture<Created> create(String path, byte[] data, CreateOptions options) {
     Objects.requireNonNull(options, "options");
     try {
-      PathRules.check(path, options.mode().isSequential());
-      PathRules.checkLength(namespace.toServer(path), options.mode().isSequential());
+      checkCreated(path, options.mode().isSequential());
       if (options.protection() && path.equals("/")) {
         throw new InvalidPathException("the root cannot be created with protection", path);
       }
@@ -236,10 +235,10 @@ final class AsyncOps implements AsyncCoordinationClient {
     try {
       for (Op op : ops) {
         Objects.requireNonNull(op, "op");
-        boolean sequential = op instanceof Op.Create create && create.options().mode().isSequential();
-        PathRules.check(op.path(), sequential);
-        if (op instanceof Op.Create) {
-          PathRules.checkLength(namespace.toServer(op.path()), sequential);
+        if (op instanceof Op.Create create) {
+          checkCreated(op.path(), create.options().mode().isSequential());
+        } else {
+          PathRules.check(op.path(), false);
         }
         if (op instanceof Op.Delete && op.path().equals("/")) {
           return CompletableFuture.failedFuture(rootDeleteRefused());
@@ -392,6 +391,12 @@ final class AsyncOps implements AsyncCoordinationClient {
 
   private static InvalidArgumentException rootDeleteRefused() {
     return new InvalidArgumentException("the root node cannot be deleted", "/");
+  }
+
+  /** A path to create: the path rules, then its length as the server will see it (chroot and namespace added). */
+  private void checkCreated(String path, boolean sequential) throws InvalidPathException {
+    PathRules.check(path, sequential);
+    PathRules.checkLength(namespace.toServer(path), sequential);
   }
 
   private static <T> Optional<CompletableFuture<T>> invalid(String path) {

@@ -56,10 +56,11 @@ import java.util.function.Supplier;
  * watch on it, one-shot ones too, with the last zxid it saw: the events missed
  * fire, as after a re-attach, and a watch whose node did not change stays
  * armed. (ZooKeeper tells each watcher Expired and forgets its watches; a
- * thread waiting on one would otherwise wait for good.) A session the client gave up by its own count is
- * then closed on the server in the background, once, so that its ephemeral nodes
- * go at once instead of after another session timeout should a restarted server
- * have restored it; it is never used or reported again.
+ * thread waiting on one would otherwise wait for good.) A session the client
+ * gave up by its own count is then closed on the server in the background,
+ * once, so that its ephemeral nodes go at once instead of after another
+ * session timeout should a restarted server have restored it; it is never
+ * used or reported again.
  *
  * <p><b>Order.</b> Requests are pipelined and answered in order; answers and watch
  * events are delivered one at a time, in arrival order, on the event thread (the

@@ -357,12 +357,18 @@ class ClientEdgeCasesTest {
     assertEquals("/x", events.poll(WAIT_SECONDS, TimeUnit.SECONDS).path());
   }
 
-  @Test
-  void aChrootInTheConnectStringRootsEveryPathAsZooKeepersDoes() throws Exception {
-    CorralClient chrooted = CorralClient.builder().connectString(server.getConnectString() + "/tenant/a")
+  /** A connected client whose connect string carries {@code chroot}. */
+  private CorralClient chrooted(String chroot) throws InterruptedException {
+    CorralClient chrooted = CorralClient.builder().connectString(server.getConnectString() + chroot)
         .sessionTimeout(Duration.ofSeconds(10)).build();
     others.add(chrooted);
     assertTrue(chrooted.blockUntilConnected(WAIT_SECONDS, TimeUnit.SECONDS));
+    return chrooted;
+  }
+
+  @Test
+  void aChrootInTheConnectStringRootsEveryPathAsZooKeepersDoes() throws Exception {
+    CorralClient chrooted = chrooted("/tenant/a");
     assertEquals("/x", chrooted.create("/x", NONE, CreateMode.PERSISTENT).path());
     assertEquals(List.of("x"), client.getChildren("/tenant/a"));
     assertEquals(List.of("x"), chrooted.getChildren("/"));
@@ -410,10 +416,7 @@ class ClientEdgeCasesTest {
 
   @Test
   void deletingTheRootUnderAChrootOrNamespaceFailsAndLeavesThatNode() throws Exception {
-    CorralClient chrooted = CorralClient.builder().connectString(server.getConnectString() + "/jail")
-        .sessionTimeout(Duration.ofSeconds(10)).build();
-    others.add(chrooted);
-    assertTrue(chrooted.blockUntilConnected(WAIT_SECONDS, TimeUnit.SECONDS));
+    CorralClient chrooted = chrooted("/jail");
     client.create("/jail", NONE, CreateMode.PERSISTENT);
     CorralClient spaced = connect(CorralClient.builder().namespace("jail"));
 

@@ -52,9 +52,11 @@ public interface InterProcessLock {
    * if the session is declared lost meanwhile, the release just clears the
    * local state (the node goes with the session). Otherwise this throws the
    * failure (usually {@code ConnectionLossException}) and keeps deleting the
-   * node in the background until it is gone or the session has ended. Either way the calling thread no longer
-   * holds the lock once release() returns or throws (as in Curator, {@link #isAcquiredInThisProcess()} is then
-   * false unless another thread holds it: do not call release() again), though the node may outlive it a while.
+   * node in the background until it is gone or the session has ended. Either
+   * way the calling thread no longer holds the lock once release() returns or
+   * throws (as in Curator, {@link #isAcquiredInThisProcess()} is then false
+   * unless another thread holds it: do not call release() again), though the
+   * node may outlive it a while.
    * Releasing a lock lost with its session just clears the local state.
    *
    * @throws IllegalMonitorStateException if the calling thread does not hold the lock

@@ -45,30 +45,31 @@ public final class CoordinationService implements BindableService {
         .addMethod(lenient)
         .build();
     return ServerServiceDefinition.builder(service)
-        .addMethod(lenient, ServerCalls.asyncBidiStreamingCall(responses -> {
-          SessionStream stream = (SessionStream) session(responses);
-          return new StreamObserver<DecodedMessage>() {
-            @Override
-            public void onNext(DecodedMessage message) {
-              if (message.decoded()) {
-                stream.onNext(message.message());
-              } else {
-                stream.undecodable(message.undecodable());
-              }
-            }
-
-            @Override
-            public void onError(Throwable t) {
-              stream.onError(t);
-            }
-
-            @Override
-            public void onCompleted() {
-              stream.onCompleted();
-            }
-          };
-        }))
+        .addMethod(lenient, ServerCalls.asyncBidiStreamingCall(
+            responses -> new DecodedMessages((SessionStream) session(responses))))
         .build();
+  }
+
+  /** Hands a Session call's messages to its stream: decoded ones as they are, the others as undecodable. */
+  private record DecodedMessages(SessionStream stream) implements StreamObserver<DecodedMessage> {
+    @Override
+    public void onNext(DecodedMessage message) {
+      if (message.decoded()) {
+        stream.onNext(message.message());
+      } else {
+        stream.undecodable(message.undecodable());
+      }
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      stream.onError(t);
+    }
+
+    @Override
+    public void onCompleted() {
+      stream.onCompleted();
+    }
   }
 
   /** Opens a Session call: its messages go to the stream returned. */

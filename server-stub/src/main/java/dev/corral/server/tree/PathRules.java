@@ -17,8 +17,7 @@ final class PathRules {
    * counter is appended (so "/q/" is allowed there).
    */
   static Optional<Error> check(String path, boolean sequential) {
-    return violation(sequential ? path + "0" : path)
-        .map(rule -> Errors.of(ErrorCode.INVALID_PATH, dev.corral.client.PathRules.describe(path, rule), path));
+    return violation(sequential ? path + "0" : path).map(rule -> invalidPath(path, rule));
   }
 
   /**
@@ -29,8 +28,11 @@ final class PathRules {
    * nodes made before it can still be read, watched and deleted.
    */
   static Optional<Error> checkLength(String path, boolean sequential) {
-    return dev.corral.client.PathRules.lengthViolation(path, sequential)
-        .map(rule -> Errors.of(ErrorCode.INVALID_PATH, dev.corral.client.PathRules.describe(path, rule), path));
+    return dev.corral.client.PathRules.lengthViolation(path, sequential).map(rule -> invalidPath(path, rule));
+  }
+
+  private static Error invalidPath(String path, String rule) {
+    return Errors.of(ErrorCode.INVALID_PATH, dev.corral.client.PathRules.describe(path, rule), path);
   }
 
   /** The rule {@code path} breaks, or empty if it is valid. */

@@ -22,8 +22,9 @@ import java.util.stream.Stream;
 /**
  * Checks a request before it enters the log: path rules and a created path's
  * length (INVALID_PATH), data size (DATA_TOO_LARGE), and argument values
- * (INVALID_ARGUMENT: TTLs, versions, modes, watches inside a multi). A request with no operation passes: the
- * caller answers it as a protocol error. Thread-safe.
+ * (INVALID_ARGUMENT: TTLs, versions, modes, watches inside a multi). A
+ * request with no operation passes: the caller answers it as a protocol
+ * error. Thread-safe.
  */
 public final class RequestValidator {
   /** ZooKeeper's largest TTL (its TTL takes 40 bits of the node's ephemeral owner), refused above as there. */

@@ -58,9 +58,7 @@ class WatchManagerTest {
     watches.add(1, WatchKind.CHILD, "/a");
     watches.add(1, WatchKind.PERSISTENT, "/a");
     watches.add(1, WatchKind.PERSISTENT_RECURSIVE, "/");
-    var deleted = WatchEvent.newBuilder()
-        .setType(EventType.NODE_DELETED).setPath("/a").setZxid(7).build();
-    assertEquals(Set.of(1L), watches.trigger(deleted));
+    assertEquals(Set.of(1L), watches.trigger(event(EventType.NODE_DELETED, "/a")));
     assertTrue(watches.has(1, WatchKind.PERSISTENT, "/a"), "persistent watches stay");
     assertEquals(2, watches.size(), "the one-shot watches were used up");
   }
@@ -126,7 +124,11 @@ class WatchManagerTest {
   }
 
   private static WatchEvent event(String path) {
-    return WatchEvent.newBuilder().setType(EventType.NODE_CREATED).setPath(path).setZxid(7).build();
+    return event(EventType.NODE_CREATED, path);
+  }
+
+  private static WatchEvent event(EventType type, String path) {
+    return WatchEvent.newBuilder().setType(type).setPath(path).setZxid(7).build();
   }
 
   @Test
