@@ -21,8 +21,8 @@ public final class WatchManager {
   private final Map<Long, Set<Registration>> bySession = new ConcurrentHashMap<>();
   /** The FIRST watches (also in byKind), sorted: those on a parent's children are one range. */
   private final NavigableMap<String, Set<Long>> firstWatches = new ConcurrentSkipListMap<>();
-  /** The PERSISTENT_RECURSIVE watches (also in byKind), by segment: an event finds those on its ancestors. */
-  private final PathTrie recursiveWatches = new PathTrie();
+  /** The PERSISTENT_RECURSIVE watches (also in byKind), indexed so that an event finds those on its ancestors. */
+  private final AncestorIndex recursiveWatches = new AncestorIndex();
 
   private record Registration(WatchKind kind, String path) {}
 
@@ -34,7 +34,7 @@ public final class WatchManager {
 
   /** Leaves a watch of {@code kind} on {@code path} for {@code sessionId}. */
   public void add(long sessionId, WatchKind kind, String path) {
-    // add inside compute: another session's removal may drop the path's set; the tree of recursive watches
+    // add inside compute: another session's removal may drop the path's set; the index of recursive watches
     // changes there too, so that it holds what byKind does whatever removals run alongside
     byKind.get(kind).compute(path, (p, sessions) -> {
       Set<Long> set = sessions != null ? sessions : ConcurrentHashMap.<Long>newKeySet();
@@ -176,7 +176,7 @@ public final class WatchManager {
     return removed[0];
   }
 
-  /** Takes the session off a path's watchers (inside byKind's compute), and off the tree of recursive watches. */
+  /** Takes the session off a path's watchers (inside byKind's compute), and off the index of recursive watches. */
   private Set<Long> removed(Set<Long> sessions, WatchKind kind, String path, long sessionId) {
     if (sessions.remove(sessionId) && kind == WatchKind.PERSISTENT_RECURSIVE) {
       recursiveWatches.remove(path, sessionId);

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.corral.proto.v1.EventType;
 import dev.corral.proto.v1.WatchEvent;
 import dev.corral.proto.v1.WatcherType;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -96,6 +97,24 @@ class WatchManagerTest {
 
     assertEquals(2000, watches.trigger(event(path + "/leaf")).size());
     assertEquals(1000, watches.trigger(event("/d".repeat(1000))).size());
+  }
+
+  @Test
+  void aRecursiveWatchOnAPathAMillionSegmentsDeepHoldsLittleBeyondThePath() {
+    String deep = "/d" + "/a".repeat(1_000_000); // 2 MB, within a request's size
+    long before = heapUsedAfterGc();
+    watches.add(1, WatchKind.PERSISTENT_RECURSIVE, deep);
+    long held = heapUsedAfterGc() - before;
+
+    // a map per segment held about 300 MB here; the path itself is 2 MB
+    assertTrue(held < 64L * 1024 * 1024, "the watch holds " + held + " bytes");
+    assertEquals(Set.of(1L), watches.trigger(event(deep + "/leaf")));
+    assertEquals(Set.of(), watches.trigger(event(deep.substring(0, deep.length() - 2))));
+  }
+
+  private static long heapUsedAfterGc() {
+    System.gc();
+    return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
   }
 
   @Test
