@@ -65,19 +65,20 @@ public final class InterProcessMutex implements InterProcessLock {
    * @throws IllegalArgumentException if {@code path} is not a valid path, or is the root
    */
   public InterProcessMutex(CoordinationClient client, String path) {
-    this(client, path, () -> LOCK_NAME, OrderingRule.first(), name -> name.startsWith(LOCK_NAME), NO_DATA);
+    this(client, path, () -> LOCK_NAME, OrderingRule.first(), name -> name.startsWith(LOCK_NAME),
+        name -> name.startsWith(LOCK_NAME), NO_DATA);
   }
 
   /**
    * A lock on {@code path} whose nodes are named by {@code nodeName} (asked on the acquiring thread), ordered by
-   * {@code rule}, hold {@code data}, and are this lock's participants when {@code ours} accepts their
-   * (unprotected) name.
+   * {@code rule} among the nodes whose (unprotected) name {@code ordered} accepts, hold {@code data}, and are this
+   * lock's participants when {@code ours} accepts their name.
    */
   InterProcessMutex(CoordinationClient client, String path, Supplier<String> nodeName, OrderingRule rule,
-      Predicate<String> ours, byte[] data) {
+      Predicate<String> ordered, Predicate<String> ours, byte[] data) {
     this.client = LockPaths.check(client);
     this.path = LockPaths.check(path);
-    this.driver = new LockDriver(client, path, nodeName, rule, true);
+    this.driver = new LockDriver(client, path, nodeName, rule, ordered, true);
     this.tracker = new HoldTracker(client, path);
     this.ours = ours;
     this.data = data.clone();

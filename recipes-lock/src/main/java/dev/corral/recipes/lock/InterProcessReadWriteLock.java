@@ -2,6 +2,7 @@ package dev.corral.recipes.lock;
 
 import dev.corral.client.CoordinationClient;
 import java.util.Objects;
+import java.util.function.Predicate;
 
 /**
  * A fair read/write lock across processes, as Curator's
@@ -51,13 +52,15 @@ public final class InterProcessReadWriteLock {
    */
   public InterProcessReadWriteLock(CoordinationClient client, String path, byte[] lockData) {
     Objects.requireNonNull(lockData, "lockData");
+    Predicate<String> reader = name -> name.startsWith(READ_NAME) || name.startsWith(DOWNGRADE_NAME);
+    Predicate<String> writer = name -> name.startsWith(WRITE_NAME);
+    Predicate<String> either = reader.or(writer);
     this.writeLock = new InterProcessMutex(client, path, () -> WRITE_NAME, OrderingRule.writers(DOWNGRADE_NAME),
-        name -> name.startsWith(WRITE_NAME), lockData);
-    InterProcessMutex writer = writeLock;
+        either, writer, lockData);
+    InterProcessMutex writeLock = this.writeLock;
     this.readLock = new InterProcessMutex(client, path,
-        () -> writer.isOwnedByCurrentThread() ? DOWNGRADE_NAME : READ_NAME,
-        OrderingRule.readers(WRITE_NAME, writer::isOwnedByCurrentThread),
-        name -> name.startsWith(READ_NAME) || name.startsWith(DOWNGRADE_NAME), lockData);
+        () -> writeLock.isOwnedByCurrentThread() ? DOWNGRADE_NAME : READ_NAME,
+        OrderingRule.readers(WRITE_NAME, writeLock::isOwnedByCurrentThread), either, reader, lockData);
   }
 
   /** The read lock: shared with other readers, excluded by a writer that came earlier. */

@@ -87,8 +87,10 @@ public final class InterProcessSemaphoreV2 {
     this.fixed = fixed;
     this.nudges = nudges;
     this.queue = new InterProcessMutex(client, Paths.join(path, "locks"));
+    // every sequential node under leases/ counts against the limit, as in Curator; only the holder of the queue
+    // may add a lease node: a lost one queues again from the start
     this.leases = new LockDriver(client, Paths.join(path, "leases"), () -> LEASE_NAME, OrderingRule.atMost(maxLeases),
-        false, nudges); // only the holder of the queue may add a lease node: a lost one queues again from the start
+        name -> true, false, nudges);
     this.tracker = new HoldTracker(client, path);
   }
 

@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -36,6 +37,7 @@ final class LockDriver {
   private final String dir;
   private final Supplier<String> prefix;
   private final OrderingRule rule;
+  private final Predicate<String> participant;
   private final boolean requeue;
   private final Nudges nudges;
 
@@ -49,22 +51,27 @@ final class LockDriver {
   record Granted(String path, long token, long session) {}
 
   /**
-   * A driver for the nodes under {@code dir}. With {@code requeue}, an attempt
+   * A driver for the nodes under {@code dir}. The rule orders the sequential
+   * nodes whose (unprotected) names {@code participant} accepts; other nodes
+   * there (a queue's items, say) are not in the way, as in Curator, where
+   * they sort after every lock node. With {@code requeue}, an attempt
    * whose node is lost while it waits (its session ended, or someone deleted
    * it) queues again with a new node, in the current session, until the
    * deadline (as Curator's lock does); without it, that loss is thrown.
    */
-  LockDriver(CoordinationClient client, String dir, Supplier<String> prefix, OrderingRule rule, boolean requeue) {
-    this(client, dir, prefix, rule, requeue, new Nudges());
+  LockDriver(CoordinationClient client, String dir, Supplier<String> prefix, OrderingRule rule,
+      Predicate<String> participant, boolean requeue) {
+    this(client, dir, prefix, rule, participant, requeue, new Nudges());
   }
 
   /** As above; a waiter for any change of the children also wakes when {@code nudges} is nudged. */
-  LockDriver(CoordinationClient client, String dir, Supplier<String> prefix, OrderingRule rule, boolean requeue,
-      Nudges nudges) {
+  LockDriver(CoordinationClient client, String dir, Supplier<String> prefix, OrderingRule rule,
+      Predicate<String> participant, boolean requeue, Nudges nudges) {
     this.client = client;
     this.dir = dir;
     this.prefix = prefix;
     this.rule = rule;
+    this.participant = participant;
     this.requeue = requeue;
     this.nudges = nudges;
   }
@@ -132,7 +139,8 @@ final class LockDriver {
           throw new NoNodeException("lock node " + entry.path() + " was deleted while waiting", entry.path());
         }
         siblings = withoutStrayTwins(siblings, entry.name(), guid);
-        OrderingRule.Verdict verdict = rule.decide(siblings, entry.name());
+        List<String> participants = participants(siblings);
+        OrderingRule.Verdict verdict = rule.decide(participants, entry.name());
         if (verdict.granted()) {
           // the listing proves the node: read in the node's session (checked above, after the read), it
           // holds a name that only this attempt uses, and an ephemeral node goes in the same change
@@ -143,7 +151,12 @@ final class LockDriver {
           return Optional.empty();
         }
         long slice = deadline.sliceNanos(WAIT_SLICE_NANOS);
-        if (verdict.untilFirst()) {
+        if (verdict.untilFirst() && siblings.indexOf(entry.name()) != participants.indexOf(entry.name())) {
+          // a FIRST watch would wait for the other nodes before ours too: watch our predecessor instead
+          NodeDeletion.await(client, Paths.join(dir, predecessor(participants, entry.name())), slice,
+              TimeUnit.NANOSECONDS);
+          siblings = null;
+        } else if (verdict.untilFirst()) {
           switch (NodeTurn.await(client, entry.path(), slice, TimeUnit.NANOSECONDS)) {
             case FIRST -> {
               // told on the node's session that no earlier node is left; granted as after a listing
@@ -176,6 +189,16 @@ final class LockDriver {
     } catch (NoNodeException gone) {
       return List.of();
     }
+  }
+
+  /** The participants among {@code siblings}, in their order: ours, and every node that may stand in its way. */
+  private List<String> participants(List<String> siblings) {
+    return siblings.stream().filter(name -> participant.test(Protection.unprotected(name))).toList();
+  }
+
+  /** The participant just before ours (the rule asked to wait for our turn, so there is one). */
+  private static String predecessor(List<String> participants, String ours) {
+    return participants.get(participants.indexOf(ours) - 1);
   }
 
   /**

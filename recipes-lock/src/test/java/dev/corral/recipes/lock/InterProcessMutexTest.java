@@ -10,6 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.client.CoordinationClient;
 import dev.corral.client.CoordinationException;
+import dev.corral.client.CreateMode;
+import dev.corral.client.CreateOptions;
 import dev.corral.client.Protection;
 import dev.corral.client.grpc.RetryPolicy;
 import java.time.Duration;
@@ -257,5 +259,38 @@ class InterProcessMutexTest extends ServerTest {
     long token = lock.fencingToken();
     lock.release();
     assertTrue(other.get(seconds(PATIENCE), TimeUnit.SECONDS) > token);
+  }
+
+  @Test
+  void aSequentialNodeOfAnotherKindUnderTheLockPathIsNotInTheWay() throws Exception {
+    CoordinationClient other = clients.newClient();
+    other.create(path + "/item-", new byte[0],
+        CreateOptions.builder(CreateMode.PERSISTENT_SEQUENTIAL).creatingParents().build());
+    InterProcessMutex lock = new InterProcessMutex(clients.newClient(), path);
+
+    assertTrue(lock.acquire(seconds(PATIENCE), TimeUnit.SECONDS), "as in Curator, where it sorts after lock nodes");
+    assertEquals(1, lock.getParticipantNodes().size());
+    lock.release();
+  }
+
+  @Test
+  void aWaiterBehindANodeOfAnotherKindWatchesItsPredecessorInsteadOfItsTurn() throws Exception {
+    clients.newClient().create(path + "/item-", new byte[0],
+        CreateOptions.builder(CreateMode.PERSISTENT_SEQUENTIAL).creatingParents().build());
+    InterProcessMutex holder = new InterProcessMutex(clients.newClient(), path);
+    holder.acquire();
+    CountingClient counting = clients.newCountingClient();
+    InterProcessMutex waiter = new InterProcessMutex(counting.client(), path);
+    Future<?> waiting = clients.threads().submit(() -> {
+      assertTrue(waiter.acquire(seconds(PATIENCE), TimeUnit.SECONDS));
+      waiter.release();
+      return null;
+    });
+    await().atMost(PATIENCE).until(() -> counting.calls("exists") == 1); // watching the holder's node
+
+    holder.release();
+    waiting.get(seconds(PATIENCE), TimeUnit.SECONDS);
+    // the turn of a node behind the item would come only once the item went
+    assertEquals(0, counting.calls("addWatch"), "FIRST watches left");
   }
 }

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.client.CoordinationClient;
+import dev.corral.client.CreateMode;
+import dev.corral.client.CreateOptions;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -26,6 +28,18 @@ class InterProcessReadWriteLockTest extends ServerTest {
     assertTrue(first.isOwnedByCurrentThread() && second.isOwnedByCurrentThread());
     first.release();
     second.release();
+  }
+
+  @Test
+  void aSequentialNodeOfAnotherKindUnderTheLockPathIsNotInTheWay() throws Exception {
+    clients.newClient().create(path + "/item-", new byte[0],
+        CreateOptions.builder(CreateMode.PERSISTENT_SEQUENTIAL).creatingParents().build());
+    InterProcessReadWriteLock lock = newLock();
+
+    assertTrue(lock.writeLock().acquire(seconds(PATIENCE), TimeUnit.SECONDS));
+    lock.writeLock().release();
+    assertTrue(lock.readLock().acquire(seconds(PATIENCE), TimeUnit.SECONDS));
+    lock.readLock().release();
   }
 
   @Test
