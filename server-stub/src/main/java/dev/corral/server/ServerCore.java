@@ -31,6 +31,7 @@ import dev.corral.server.watch.WatchKind;
 import dev.corral.server.watch.WatchManager;
 import java.security.MessageDigest;
 import java.time.Clock;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -381,7 +382,7 @@ public final class ServerCore implements ReplicatedState {
    * The fallback of {@link #setWatches} when the history is too short: one-shot
    * watches compare the node's zxids with {@code since}; persistent watches are
    * re-added and report creations and data changes found in the tree (a
-   * deletion that old is no longer known).
+   * deletion that old is no longer known). Each change is told once, in zxid order.
    */
   private List<WatchEvent> setWatchesFromState(long sessionId, SetWatchesRequest request) {
     long since = request.getRelativeZxid();
@@ -424,7 +425,8 @@ public final class ServerCore implements ReplicatedState {
       changedUnder(sessionId, path, since, missed);
     }
     request.getFirstWatchesList().forEach(path -> watchTurn(sessionId, path).ifPresent(missed::add));
-    return missed;
+    // several watches of the session on one path (or on its ancestors) found the same change: told once, in order
+    return missed.stream().distinct().sorted(Comparator.comparingLong(WatchEvent::getZxid)).toList();
   }
 
   private static void changedSince(String path, Stat stat, long since, List<WatchEvent> missed) {

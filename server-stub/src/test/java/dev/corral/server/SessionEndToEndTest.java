@@ -369,6 +369,75 @@ class SessionEndToEndTest {
   }
 
   @Test
+  void aSetWatchesSentInPartsIsReplayedOnceAsAWhole() {
+    RawSession away = live.open();
+    long lastSeen = away.ok(create("/parts", "0")).getZxid();
+    away.breakStream();
+
+    try (RawSession writer = live.open()) {
+      writer.ok(setData("/parts", "1", -1));
+      try (RawSession back = RawSession.reattach(live.channel(), away.sessionId(), away.connected().getPassword(),
+          lastSeen)) {
+        assertTrue(back.next().getConnected().getReattached());
+        back.sendRequest(dev.corral.proto.v1.Request.newBuilder().setSetWatches(
+            dev.corral.proto.v1.SetWatchesRequest.newBuilder().setRelativeZxid(lastSeen).setMore(true)
+                .addDataWatches("/parts")));
+        assertTrue(back.next().hasResponse(), "the first part is answered, with nothing replayed yet");
+        long last = back.sendRequest(dev.corral.proto.v1.Request.newBuilder().setSetWatches(
+            dev.corral.proto.v1.SetWatchesRequest.newBuilder().setRelativeZxid(lastSeen)
+                .addPersistentRecursiveWatches("/")));
+        assertEquals("NODE_DATA_CHANGED /parts", describe(back.nextEvent()));
+        assertEquals(last, back.next().getResponse().getXid(), "the change was told once, for both parts' watches");
+
+        writer.ok(setData("/parts", "2", -1));
+        assertEquals("NODE_DATA_CHANGED /parts", describe(back.nextEvent()), "the recursive watch stays");
+      }
+    }
+  }
+
+  @Test
+  void aSessionBehindTheHistoryIsToldEachChangeOnceInZxidOrder() {
+    RawSession away = live.open();
+    away.ok(create("/old", "0"));
+    long lastSeen = away.ok(create("/old/p", "0")).getZxid();
+    away.breakStream();
+
+    try (RawSession writer = live.open()) {
+      writer.ok(create("/old/early", ""));
+      writer.ok(setData("/old/p", "1", -1));
+      for (int batch = 0; batch < 30; batch++) { // 30 x 1,000 creates, two events each: beyond the history kept
+        dev.corral.proto.v1.MultiOp[] ops = new dev.corral.proto.v1.MultiOp[1000];
+        for (int i = 0; i < ops.length; i++) {
+          ops[i] = dev.corral.proto.v1.MultiOp.newBuilder().setCreate(createOp("/filler-" + batch + "-" + i, "",
+              CreateMode.PERSISTENT)).build();
+        }
+        writer.ok(Ops.multi(ops));
+      }
+      try (RawSession back = RawSession.reattach(live.channel(), away.sessionId(), away.connected().getPassword(),
+          lastSeen)) {
+        assertTrue(back.next().getConnected().getReattached());
+        long xid = back.sendRequest(dev.corral.proto.v1.Request.newBuilder().setSetWatches(
+            dev.corral.proto.v1.SetWatchesRequest.newBuilder().setRelativeZxid(lastSeen)
+                .addDataWatches("/old/p")
+                .addPersistentWatches("/old/p")
+                .addPersistentRecursiveWatches("/old")));
+        List<String> missed = new ArrayList<>();
+        ServerMessage message;
+        while ((message = back.next()).hasEvent()) {
+          missed.add(describe(message.getEvent()));
+        }
+        assertEquals(xid, message.getResponse().getXid());
+        assertEquals(List.of("NODE_CREATED /old/early", "NODE_DATA_CHANGED /old/p"), missed,
+            "three watches found the change of /old/p; it came after the create of /old/early");
+      }
+    }
+  }
+
+  private static String describe(WatchEvent event) {
+    return event.getType() + " " + event.getPath();
+  }
+
+  @Test
   void serverThatCannotApplyTheLogEndsItsStreamsAndRefusesNewSessions() {
     try (RawSession s = live.open()) {
       live.server().core().failed(new IllegalStateException("simulated apply failure"));

@@ -18,6 +18,7 @@ import dev.corral.proto.v1.RemoveWatchesResult;
 import dev.corral.proto.v1.Request;
 import dev.corral.proto.v1.Response;
 import dev.corral.proto.v1.ServerMessage;
+import dev.corral.proto.v1.SetWatchesRequest;
 import dev.corral.proto.v1.SetWatchesResult;
 import dev.corral.proto.v1.SyncResult;
 import dev.corral.proto.v1.WatchEvent;
@@ -89,6 +90,8 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
   /** Guarded by sendLock: bytes sent since the call was last ready (the client read); see send. */
   private long unreadBytes;
   private int unreadAnswers; // guarded by creditLock: answers sent while the client was not reading
+  /** Guarded by drainLock (answers are computed there, in order): the parts of a SetWatches sent in several. */
+  private SetWatchesRequest.Builder setWatchesSoFar;
   private final Object creditLock = new Object();
 
   SessionStream(ServerCore core, RequestValidator validator, ServerConfig config, SecureRandom random,
@@ -429,9 +432,20 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
     return ok(request.getXid()).setRemoveWatches(RemoveWatchesResult.getDefaultInstance()).build();
   }
 
+  /**
+   * Registers the watches of a SetWatches, or keeps them until the last part
+   * of a set sent in several (more = true on all the others), so that the
+   * whole set is replayed once, as one request would be.
+   */
   private Response setWatches(Request request) {
-    for (WatchEvent missed : core.setWatches(sessionId, request.getSetWatches())) {
-      send(ServerMessage.newBuilder().setEvent(missed).build());
+    SetWatchesRequest part = request.getSetWatches();
+    SetWatchesRequest.Builder whole = setWatchesSoFar != null ? setWatchesSoFar : SetWatchesRequest.newBuilder();
+    whole.mergeFrom(part);
+    setWatchesSoFar = part.getMore() ? whole : null;
+    if (!part.getMore()) {
+      for (WatchEvent missed : core.setWatches(sessionId, whole.setMore(false).build())) {
+        send(ServerMessage.newBuilder().setEvent(missed).build());
+      }
     }
     return ok(request.getXid()).setSetWatches(SetWatchesResult.getDefaultInstance()).build();
   }
