@@ -243,9 +243,8 @@ final class SessionManager implements SessionStream.Listener {
       password = connected.getPassword();
       timeoutMs = connected.getTimeoutMs();
       limits = ServerLimits.of(connected);
-      SetWatchesRequest reRegistration = watches.reRegistration(lastZxidSeen.get());
-      if (reRegistration != null) {
-        submitInternal(stream, Request.newBuilder().setSetWatches(reRegistration).build(), "SetWatches");
+      for (SetWatchesRequest part : watches.reRegistration(lastZxidSeen.get())) {
+        submitInternal(stream, Request.newBuilder().setSetWatches(part).build(), "SetWatches");
       }
       // a request keeps its connection timeout until it is sent: this stream may already be dead
       Pending pending;

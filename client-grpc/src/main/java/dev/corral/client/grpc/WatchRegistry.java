@@ -225,20 +225,20 @@ final class WatchRegistry {
 
   /**
    * Every watch, to re-register after a re-attach or on a new session, with
-   * the last zxid the client saw; null if none. Zxids are the whole tree's, so
-   * a new session hears what changed after it as a re-attached one does.
+   * the last zxid the client saw, in as many requests as they need; none if
+   * there is no watch. Zxids are the whole tree's, so a new session hears
+   * what changed after it as a re-attached one does.
    */
-  synchronized SetWatchesRequest reRegistration(long relativeZxid) {
-    SetWatchesRequest.Builder request = SetWatchesRequest.newBuilder().setRelativeZxid(relativeZxid)
-        .addAllDataWatches(watches.get(Kind.DATA).keySet())
-        .addAllExistWatches(watches.get(Kind.EXIST).keySet())
-        .addAllChildWatches(watches.get(Kind.CHILD).keySet())
-        .addAllFirstWatches(watches.get(Kind.FIRST).keySet())
-        .addAllPersistentWatches(watches.get(Kind.PERSISTENT).keySet())
-        .addAllPersistentRecursiveWatches(watches.get(Kind.PERSISTENT_RECURSIVE).keySet());
-    boolean empty = request.getDataWatchesCount() + request.getExistWatchesCount() + request.getChildWatchesCount()
-        + request.getPersistentWatchesCount() + request.getPersistentRecursiveWatchesCount()
-        + request.getFirstWatchesCount() == 0;
-    return empty ? null : request.build();
+  synchronized List<SetWatchesRequest> reRegistration(long relativeZxid) {
+    SetWatchesParts parts = new SetWatchesParts(relativeZxid);
+    watches.get(Kind.DATA).keySet().forEach(path -> parts.add(path, SetWatchesRequest.Builder::addDataWatches));
+    watches.get(Kind.EXIST).keySet().forEach(path -> parts.add(path, SetWatchesRequest.Builder::addExistWatches));
+    watches.get(Kind.CHILD).keySet().forEach(path -> parts.add(path, SetWatchesRequest.Builder::addChildWatches));
+    watches.get(Kind.FIRST).keySet().forEach(path -> parts.add(path, SetWatchesRequest.Builder::addFirstWatches));
+    watches.get(Kind.PERSISTENT).keySet()
+        .forEach(path -> parts.add(path, SetWatchesRequest.Builder::addPersistentWatches));
+    watches.get(Kind.PERSISTENT_RECURSIVE).keySet()
+        .forEach(path -> parts.add(path, SetWatchesRequest.Builder::addPersistentRecursiveWatches));
+    return parts.build();
   }
 }

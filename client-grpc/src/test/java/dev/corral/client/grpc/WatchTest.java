@@ -19,8 +19,10 @@ import dev.corral.client.Watcher;
 import dev.corral.client.WatcherType;
 import dev.corral.testing.TestingServer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -303,6 +305,39 @@ class WatchTest {
     watcher.expect(EventType.NODE_DATA_CHANGED, "/d");
     watcher.expect(EventType.NODE_CREATED, "/r/y");
     assertEquals(List.of(SUSPENDED, RECONNECTED), states.states());
+  }
+
+  @Test
+  void watchesAddingUpToMoreThanARequestAreRegisteredAgainInPartsEachChangeToldOnce() throws Exception {
+    StateRecorder states = new StateRecorder();
+    client.addConnectionStateListener(states);
+    client.create("/d", NONE, CreateMode.PERSISTENT);
+    Recorder data = new Recorder();
+    Recorder recursive = new Recorder();
+    Recorder exists = new Recorder();
+    client.getData("/d", data);
+    String name = "n".repeat(3_900);
+    List<CompletableFuture<?>> watched = new ArrayList<>();
+    for (int i = 0; i < 1_100; i++) { // 4.3 MB of paths, over the server's 4 MiB request cap
+      watched.add(client.async().exists("/many/" + i + "-" + name, exists));
+    }
+    CompletableFuture.allOf(watched.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+    client.addWatch("/", AddWatchMode.PERSISTENT_RECURSIVE, recursive); // in the last part, /d's in the first
+
+    faults.refuseNewStreams(true);
+    faults.cutStream();
+    states.awaitTail(SUSPENDED);
+    writer.setData("/d", "missed".getBytes(), -1);
+    faults.refuseNewStreams(false);
+    states.awaitTail(SUSPENDED, RECONNECTED);
+
+    data.expect(EventType.NODE_DATA_CHANGED, "/d");
+    recursive.expect(EventType.NODE_DATA_CHANGED, "/d");
+    writer.create("/many/7-" + name, NONE, CreateOptions.builder(CreateMode.PERSISTENT).creatingParents().build());
+    exists.expect(EventType.NODE_CREATED, "/many/7-" + name);
+    recursive.expect(EventType.NODE_CREATED, "/many");
+    recursive.expect(EventType.NODE_CREATED, "/many/7-" + name);
+    assertEquals(List.of(SUSPENDED, RECONNECTED), states.states(), "re-attached once, for good");
   }
 
   @Test
