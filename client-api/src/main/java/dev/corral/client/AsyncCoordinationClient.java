@@ -39,7 +39,19 @@ public interface AsyncCoordinationClient {
 
   CompletableFuture<Void> addWatch(String path, AddWatchMode mode, Watcher watcher);
 
-  CompletableFuture<Void> removeWatches(String path, Watcher watcher, WatcherType type);
+  /** See {@link CoordinationClient#removeWatches(String, Watcher, WatcherType)}. */
+  default CompletableFuture<Void> removeWatches(String path, Watcher watcher, WatcherType type) {
+    return removeWatches(path, watcher, type, false);
+  }
 
-  CompletableFuture<Void> removeAllWatches(String path, WatcherType type);
+  /** See {@link CoordinationClient#removeWatches(String, Watcher, WatcherType, boolean)}. */
+  CompletableFuture<Void> removeWatches(String path, Watcher watcher, WatcherType type, boolean local);
+
+  /** See {@link CoordinationClient#removeAllWatches(String, WatcherType)}. */
+  default CompletableFuture<Void> removeAllWatches(String path, WatcherType type) {
+    return removeAllWatches(path, type, false);
+  }
+
+  /** See {@link CoordinationClient#removeAllWatches(String, WatcherType, boolean)}. */
+  CompletableFuture<Void> removeAllWatches(String path, WatcherType type, boolean local);
 }

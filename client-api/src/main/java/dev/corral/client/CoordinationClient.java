@@ -122,19 +122,44 @@ public interface CoordinationClient extends AutoCloseable {
   void addWatch(String path, AddWatchMode mode, Watcher watcher) throws CoordinationException, InterruptedException;
 
   /**
-   * Removes {@code watcher}'s watches of {@code type} on {@code path}.
+   * Removes {@code watcher}'s watches of {@code type} on {@code path}, as ZooKeeper's removeWatches with
+   * {@code local} false: once the server has dropped them, so with no connection this fails (connection loss)
+   * and the watches stay.
    *
    * @throws NoWatcherException if {@code watcher} had no such watch
    */
-  void removeWatches(String path, Watcher watcher, WatcherType type) throws CoordinationException, InterruptedException;
+  default void removeWatches(String path, Watcher watcher, WatcherType type)
+      throws CoordinationException, InterruptedException {
+    removeWatches(path, watcher, type, false);
+  }
 
   /**
-   * Removes every watcher's watches of {@code type} on {@code path}, as ZooKeeper's removeAllWatches; each
-   * watcher is told as by {@link #removeWatches}.
+   * As {@link #removeWatches(String, Watcher, WatcherType)}; with {@code local}, the watches go from this client
+   * at once, whether or not the server can be told (it is told when it can; a watch it still holds fires unheard).
+   *
+   * @throws NoWatcherException if {@code watcher} had no such watch
+   */
+  void removeWatches(String path, Watcher watcher, WatcherType type, boolean local)
+      throws CoordinationException, InterruptedException;
+
+  /**
+   * Removes every watcher's watches of {@code type} on {@code path}, as ZooKeeper's removeAllWatches with
+   * {@code local} false; each watcher is told as by {@link #removeWatches}.
    *
    * @throws NoWatcherException if there was no such watch
    */
-  void removeAllWatches(String path, WatcherType type) throws CoordinationException, InterruptedException;
+  default void removeAllWatches(String path, WatcherType type) throws CoordinationException, InterruptedException {
+    removeAllWatches(path, type, false);
+  }
+
+  /**
+   * As {@link #removeAllWatches(String, WatcherType)}, with {@code local} as for
+   * {@link #removeWatches(String, Watcher, WatcherType, boolean)}.
+   *
+   * @throws NoWatcherException if there was no such watch
+   */
+  void removeAllWatches(String path, WatcherType type, boolean local)
+      throws CoordinationException, InterruptedException;
 
   /** The current session's id (0 before the first connection). It changes after LOST. */
   long sessionId();

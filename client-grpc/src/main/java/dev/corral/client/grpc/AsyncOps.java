@@ -26,6 +26,7 @@ import dev.corral.proto.v1.GetChildrenRequest;
 import dev.corral.proto.v1.GetEphemeralsRequest;
 import dev.corral.proto.v1.GetDataRequest;
 import dev.corral.proto.v1.MultiRequest;
+import dev.corral.proto.v1.PingRequest;
 import dev.corral.proto.v1.RemoveWatchesRequest;
 import dev.corral.proto.v1.Request;
 import dev.corral.proto.v1.Response;
@@ -286,13 +287,15 @@ final class AsyncOps implements AsyncCoordinationClient {
   }
 
   /**
-   * Removes the watcher locally and tells it, with one *_WATCH_REMOVED event per
-   * kind of watch removed (on the event queue, as ZooKeeper tells it); tells the
-   * server only for kinds of watch no local watcher holds on the path any more
-   * (a NoWatcher from the server is ignored: its watch had fired meanwhile).
+   * Tells the server, for the kinds of watch no other local watcher holds on
+   * the path (a NoWatcher from it is ignored: its watch had fired meanwhile;
+   * with none, it is only asked to answer, as ZooKeeper's checkWatches), then removes the watcher locally and tells it, with one *_WATCH_REMOVED
+   * event per kind of watch removed (on the event queue, as ZooKeeper tells
+   * it). If the server cannot be told the watches stay, as in ZooKeeper;
+   * {@code local} removes them here at once whatever the server's answer.
    */
   @Override
-  public CompletableFuture<Void> removeWatches(String path, Watcher watcher, WatcherType type) {
+  public CompletableFuture<Void> removeWatches(String path, Watcher watcher, WatcherType type, boolean local) {
     Objects.requireNonNull(watcher, "watcher");
     Objects.requireNonNull(type, "type");
     Optional<CompletableFuture<Void>> invalid = invalid(path);
@@ -300,13 +303,17 @@ final class AsyncOps implements AsyncCoordinationClient {
       return invalid.get();
     }
     String serverPath = namespace.toServer(path);
-    List<dev.corral.proto.v1.WatcherType> serverTypes = watches.remove(serverPath, watcher, type, told -> {
-      WatchedEvent event = new WatchedEvent(told, path, WatchedEvent.NO_ZXID);
-      events.execute(() -> watcher.process(event));
-    });
+    List<dev.corral.proto.v1.WatcherType> serverTypes = watches.serverRemovals(serverPath, watcher, type);
     if (serverTypes == null) {
       return CompletableFuture.failedFuture(
           new NoWatcherException("the watcher has no " + type + " watch on " + path, path));
+    }
+    Runnable removeHere = () -> watches.remove(serverPath, watcher, type, told -> {
+      WatchedEvent event = new WatchedEvent(told, path, WatchedEvent.NO_ZXID);
+      events.execute(() -> watcher.process(event));
+    });
+    if (local) {
+      removeHere.run();
     }
     List<CompletableFuture<Response>> removals = new ArrayList<>();
     for (dev.corral.proto.v1.WatcherType serverType : serverTypes) {
@@ -314,12 +321,17 @@ final class AsyncOps implements AsyncCoordinationClient {
           .setPath(serverPath).setType(serverType)).build();
       removals.add(ignoringNoWatcher(read(request, NO_HOOK))); // the server's watch had fired meanwhile
     }
-    return CompletableFuture.allOf(removals.toArray(CompletableFuture[]::new));
+    if (removals.isEmpty() && !local) { // the server keeps its watch for other watchers; still, it must answer
+      removals.add(read(Request.newBuilder().setPing(PingRequest.getDefaultInstance()).build(), NO_HOOK));
+    }
+    CompletableFuture<Void> toldServer = CompletableFuture.allOf(removals.toArray(CompletableFuture[]::new));
+    // a watch the server still holds after a local removal fires unheard, and is not registered again
+    return local ? toldServer.exceptionally(unreachable -> null) : toldServer.thenRun(removeHere);
   }
 
   /** As {@link #removeWatches} for every watcher with a watch of {@code type} on {@code path}. */
   @Override
-  public CompletableFuture<Void> removeAllWatches(String path, WatcherType type) {
+  public CompletableFuture<Void> removeAllWatches(String path, WatcherType type, boolean local) {
     Objects.requireNonNull(type, "type");
     Optional<CompletableFuture<Void>> invalid = invalid(path);
     if (invalid.isPresent()) {
@@ -330,7 +342,7 @@ final class AsyncOps implements AsyncCoordinationClient {
       return CompletableFuture.failedFuture(new NoWatcherException("no " + type + " watch on " + path, path));
     }
     return CompletableFuture.allOf(holders.stream()
-        .map(watcher -> ignoringNoWatcher(removeWatches(path, watcher, type))) // its watch fired meanwhile
+        .map(watcher -> ignoringNoWatcher(removeWatches(path, watcher, type, local))) // its watch fired meanwhile
         .toArray(CompletableFuture[]::new));
   }
 

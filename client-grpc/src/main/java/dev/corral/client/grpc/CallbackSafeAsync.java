@@ -80,8 +80,8 @@ final class CallbackSafeAsync implements AsyncCoordinationClient {
   }
 
   @Override
-  public CompletableFuture<Void> removeAllWatches(String path, WatcherType type) {
-    return call(() -> ops.removeAllWatches(path, type));
+  public CompletableFuture<Void> removeAllWatches(String path, WatcherType type, boolean local) {
+    return call(() -> ops.removeAllWatches(path, type, local));
   }
 
   @Override
@@ -125,7 +125,7 @@ final class CallbackSafeAsync implements AsyncCoordinationClient {
   }
 
   @Override
-  public CompletableFuture<Void> removeWatches(String path, Watcher watcher, WatcherType type) {
-    return call(() -> ops.removeWatches(path, watcher, type));
+  public CompletableFuture<Void> removeWatches(String path, Watcher watcher, WatcherType type, boolean local) {
+    return call(() -> ops.removeWatches(path, watcher, type, local));
   }
 }

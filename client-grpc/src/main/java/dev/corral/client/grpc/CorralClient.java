@@ -214,14 +214,15 @@ public final class CorralClient implements CoordinationClient {
   }
 
   @Override
-  public void removeWatches(String path, Watcher watcher, WatcherType type)
+  public void removeWatches(String path, Watcher watcher, WatcherType type, boolean local)
       throws CoordinationException, InterruptedException {
-    await(() -> async.removeWatches(path, watcher, type));
+    await(() -> async.removeWatches(path, watcher, type, local));
   }
 
   @Override
-  public void removeAllWatches(String path, WatcherType type) throws CoordinationException, InterruptedException {
-    await(() -> async.removeAllWatches(path, type));
+  public void removeAllWatches(String path, WatcherType type, boolean local)
+      throws CoordinationException, InterruptedException {
+    await(() -> async.removeAllWatches(path, type, local));
   }
 
   @Override

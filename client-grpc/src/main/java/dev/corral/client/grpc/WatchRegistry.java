@@ -136,15 +136,47 @@ final class WatchRegistry {
   }
 
   /**
+   * The server-side watch types that removing {@code watcher}'s watches of
+   * {@code type} on {@code path} takes off the server (those no other local
+   * watcher holds on the path), or null when {@code watcher} has no such watch.
+   * Removes nothing.
+   */
+  synchronized List<dev.corral.proto.v1.WatcherType> serverRemovals(String path, Watcher watcher,
+      WatcherType type) {
+    boolean child = holds(type, Kind.CHILD, path, watcher);
+    boolean data = holds(type, Kind.DATA, path, watcher) || holds(type, Kind.EXIST, path, watcher);
+    boolean persistent = holds(type, Kind.PERSISTENT, path, watcher);
+    boolean recursive = holds(type, Kind.PERSISTENT_RECURSIVE, path, watcher);
+    boolean first = holds(type, Kind.FIRST, path, watcher);
+    if (!(child || data || persistent || recursive || first)) {
+      return null;
+    }
+    List<dev.corral.proto.v1.WatcherType> serverTypes = new ArrayList<>();
+    if (child && onlyHolder(watcher, path, Kind.CHILD)) {
+      serverTypes.add(dev.corral.proto.v1.WatcherType.CHILDREN);
+    }
+    if (data && onlyHolder(watcher, path, Kind.DATA, Kind.EXIST)) {
+      serverTypes.add(dev.corral.proto.v1.WatcherType.DATA);
+    }
+    if (persistent && onlyHolder(watcher, path, Kind.PERSISTENT)) {
+      serverTypes.add(dev.corral.proto.v1.WatcherType.PERSISTENT_WATCH);
+    }
+    if (recursive && onlyHolder(watcher, path, Kind.PERSISTENT_RECURSIVE)) {
+      serverTypes.add(dev.corral.proto.v1.WatcherType.PERSISTENT_RECURSIVE_WATCH);
+    }
+    if (first && onlyHolder(watcher, path, Kind.FIRST)) {
+      serverTypes.add(dev.corral.proto.v1.WatcherType.FIRST_WATCH);
+    }
+    return serverTypes;
+  }
+
+  /**
    * Removes {@code watcher}'s watches of {@code type} on {@code path} and hands
    * {@code tell}, under this registry's lock (see {@link #fire}), the events
    * that tell the watcher which of its watches went (one per kind, as
-   * ZooKeeper tells them). Returns the server-side watch types to remove
-   * (those with no local watcher left on the path), or null when
-   * {@code watcher} had no such watch.
+   * ZooKeeper tells them). Nothing is told of a watch that fired meanwhile.
    */
-  synchronized List<dev.corral.proto.v1.WatcherType> remove(String path, Watcher watcher, WatcherType type,
-      Consumer<EventType> tell) {
+  synchronized void remove(String path, Watcher watcher, WatcherType type, Consumer<EventType> tell) {
     boolean child = matches(type, Kind.CHILD) && removeOne(Kind.CHILD, path, watcher);
     boolean data = matches(type, Kind.DATA) && removeOne(Kind.DATA, path, watcher);
     boolean exist = matches(type, Kind.EXIST) && removeOne(Kind.EXIST, path, watcher);
@@ -152,25 +184,6 @@ final class WatchRegistry {
     boolean recursive = matches(type, Kind.PERSISTENT_RECURSIVE)
         && removeOne(Kind.PERSISTENT_RECURSIVE, path, watcher);
     boolean first = matches(type, Kind.FIRST) && removeOne(Kind.FIRST, path, watcher);
-    if (!(child || data || exist || persistent || recursive || first)) {
-      return null;
-    }
-    List<dev.corral.proto.v1.WatcherType> serverTypes = new ArrayList<>();
-    if (child && none(Kind.CHILD, path)) {
-      serverTypes.add(dev.corral.proto.v1.WatcherType.CHILDREN);
-    }
-    if ((data || exist) && none(Kind.DATA, path) && none(Kind.EXIST, path)) {
-      serverTypes.add(dev.corral.proto.v1.WatcherType.DATA);
-    }
-    if (persistent && none(Kind.PERSISTENT, path)) {
-      serverTypes.add(dev.corral.proto.v1.WatcherType.PERSISTENT_WATCH);
-    }
-    if (recursive && none(Kind.PERSISTENT_RECURSIVE, path)) {
-      serverTypes.add(dev.corral.proto.v1.WatcherType.PERSISTENT_RECURSIVE_WATCH);
-    }
-    if (first && none(Kind.FIRST, path)) {
-      serverTypes.add(dev.corral.proto.v1.WatcherType.FIRST_WATCH);
-    }
     if (data || exist) {
       tell.accept(EventType.DATA_WATCH_REMOVED);
     }
@@ -183,7 +196,22 @@ final class WatchRegistry {
     if (first) {
       tell.accept(EventType.FIRST_WATCH_REMOVED);
     }
-    return serverTypes;
+  }
+
+  private boolean holds(WatcherType type, Kind kind, String path, Watcher watcher) {
+    return matches(type, kind) && watches.get(kind).getOrDefault(path, Set.of()).contains(watcher);
+  }
+
+  /** Whether no watcher but {@code watcher} holds a watch of one of {@code kinds} on {@code path}. */
+  private boolean onlyHolder(Watcher watcher, String path, Kind... kinds) {
+    for (Kind kind : kinds) {
+      for (Watcher holder : watches.get(kind).getOrDefault(path, Set.of())) {
+        if (!holder.equals(watcher)) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   /** The watchers holding a watch of {@code type} on {@code path}, each once. */
@@ -217,10 +245,6 @@ final class WatchRegistry {
       watches.get(kind).remove(path);
     }
     return true;
-  }
-
-  private boolean none(Kind kind, String path) {
-    return !watches.get(kind).containsKey(path);
   }
 
   /**

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.client.AddWatchMode;
+import dev.corral.client.Code;
+import dev.corral.client.CoordinationException;
 import dev.corral.client.CreateMode;
 import dev.corral.client.CreateOptions;
 import dev.corral.client.EventType;
@@ -367,6 +369,37 @@ class WatchTest {
     persistent.expect(EventType.NODE_DELETED, "/r/a");
     assertNull(recursive.events.poll(200, TimeUnit.MILLISECONDS), "each missed change told once");
     assertNull(persistent.events.poll(0, TimeUnit.MILLISECONDS), "each missed change told once");
+  }
+
+  @Test
+  void aWatchTheServerCannotBeToldToDropStaysUnlessRemovedLocally() throws Exception {
+    FaultInjector network = new FaultInjector();
+    try (CorralClient impatient = CorralClient.builder().connectString(server.getConnectString())
+        .sessionTimeout(Duration.ofSeconds(30)).connectionTimeout(Duration.ofSeconds(1))
+        .retryPolicy(RetryPolicy.none()).interceptor(network).build()) {
+      StateRecorder states = new StateRecorder();
+      impatient.addConnectionStateListener(states);
+      impatient.create("/rw", NONE, CreateMode.PERSISTENT);
+      Recorder kept = new Recorder();
+      Recorder dropped = new Recorder();
+      impatient.getData("/rw", kept);
+      impatient.exists("/rw", dropped);
+
+      network.refuseNewStreams(true);
+      network.cutStream();
+      states.awaitTail(SUSPENDED);
+      CoordinationException failed = assertThrows(CoordinationException.class,
+          () -> impatient.removeWatches("/rw", kept, WatcherType.DATA));
+      assertEquals(Code.CONNECTION_LOSS, failed.code(), "as in ZooKeeper");
+      impatient.removeWatches("/rw", dropped, WatcherType.DATA, true); // local: gone at once, server or not
+      dropped.expect(EventType.DATA_WATCH_REMOVED, "/rw");
+      network.refuseNewStreams(false);
+      states.awaitTail(SUSPENDED, RECONNECTED);
+
+      writer.setData("/rw", "changed".getBytes(), -1);
+      kept.expect(EventType.NODE_DATA_CHANGED, "/rw"); // not told of a removal first: it stayed
+      assertNull(dropped.events.poll(200, TimeUnit.MILLISECONDS), "the local removal held");
+    }
   }
 
   @Test

@@ -12,7 +12,7 @@ import dev.corral.client.WatcherType;
  */
 record LeftWatch(String path, Watcher watcher, WatcherType type) {
   void drop(CoordinationClient client) {
-    client.async().removeWatches(path, watcher, type);
+    client.async().removeWatches(path, watcher, type, true);
   }
 
   /** {@code next}, dropping {@code before} (which may be null) if it is another watch. */

@@ -246,7 +246,7 @@ final class LockDriver {
       nudges.remove(nudged);
     }
     if (!fired.get()) { // timed out, or nudged
-      client.async().removeWatches(dir, watcher, WatcherType.CHILDREN); // not waiting for a broken connection
+      client.async().removeWatches(dir, watcher, WatcherType.CHILDREN, true); // not waiting for a broken connection
     }
     return siblings();
   }

@@ -176,7 +176,7 @@ public final class SharedCount implements SharedCountReader, AutoCloseable {
     }
     client.removeConnectionStateListener(connection);
     listeners.clear();
-    client.async().removeWatches(path, watcher, WatcherType.DATA); // none left (a read under way) is fine
+    client.async().removeWatches(path, watcher, WatcherType.DATA, true); // none left (a read under way) is fine
   }
 
   @Override
