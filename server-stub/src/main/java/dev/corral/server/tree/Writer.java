@@ -81,7 +81,7 @@ final class Writer {
     }
     String actual = sequential ? path + String.format(Locale.ROOT, "%010d", parentNode.childCounter()) : path;
     if (state.node(actual) != null) {
-      return failure(Errors.of(NODE_EXISTS, "node " + actual + " already exists", actual));
+      return failure(Errors.of(NODE_EXISTS, "node " + actual + " already exists", path));
     }
     CreateMode mode = request.getMode();
     long owner = Modes.isEphemeral(mode) ? sessionId : 0;

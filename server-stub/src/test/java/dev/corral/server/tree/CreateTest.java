@@ -88,6 +88,15 @@ class CreateTest {
   }
 
   @Test
+  void sequentialCreateMeetingANodeOfItsNameFailsForThePathAskedForNamingTheNode() {
+    h.ok(session, create("/x"));
+    h.ok(session, create("/x/n0000000001")); // the counter is 1 now: the next sequential name is taken
+    Error error = h.fails(session, create("/x/n", PERSISTENT_SEQUENTIAL), ErrorCode.NODE_EXISTS);
+    assertEquals("/x/n", error.getPath(), "as ZooKeeper's KeeperException.getPath()");
+    assertTrue(error.getMessage().contains("/x/n0000000001"), error.getMessage());
+  }
+
+  @Test
   void createOfTheRootFailsWithNodeExists() {
     h.fails(session, create("/"), ErrorCode.NODE_EXISTS);
   }
