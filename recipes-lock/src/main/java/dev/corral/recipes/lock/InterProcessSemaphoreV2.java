@@ -326,7 +326,7 @@ public final class InterProcessSemaphoreV2 {
 
     @Override
     public String getNodeName() {
-      return hold.path();
+      return Paths.name(hold.path());
     }
 
     @Override

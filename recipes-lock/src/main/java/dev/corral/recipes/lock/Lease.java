@@ -21,6 +21,9 @@ public interface Lease extends AutoCloseable {
   /** The data of the lease's node (as set by {@link InterProcessSemaphoreV2#setNodeData}). */
   byte[] getData() throws CoordinationException, InterruptedException;
 
-  /** The full path of the lease's node. */
+  /**
+   * The name of the lease's node (not its path), as Curator's: one of
+   * {@link InterProcessSemaphoreV2#getParticipantNodes}.
+   */
   String getNodeName();
 }
