@@ -76,6 +76,13 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
   private final SecureRandom random;
   private final ServerCallStreamObserver<ServerMessage> out;
   private final Queue<Slot> slots = new ConcurrentLinkedQueue<>();
+  /**
+   * Requests that arrived while the client was behind on reading, not yet
+   * handled: a request is handled (a read answered, a change proposed) only
+   * while the client keeps up, so a burst of reads with large answers waits
+   * for it rather than piling its answers up in the server's memory.
+   */
+  private final Queue<Request> held = new ConcurrentLinkedQueue<>();
   private final Object drainLock = new Object();
   private final Object sendLock = new Object();
   private volatile Phase phase = Phase.AWAITING_CONNECT;
@@ -140,7 +147,11 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
                 "request xid " + message.getRequest().getXid() + " arrived before the Connect handshake");
           } else {
             core.touch(sessionId);
-            handle(message.getRequest());
+            if (!held.isEmpty() || !out.isReady()) {
+              held.add(message.getRequest()); // the client is behind on reading: taken up once it reads (ready)
+            } else {
+              handle(message.getRequest());
+            }
           }
         }
         default -> fatal(ErrorCode.UNKNOWN_OPERATION,
@@ -176,8 +187,19 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
     }
   }
 
-  /** The client reads again (the call became ready): let in the requests held back meanwhile. */
+  /**
+   * The client reads again (the call became ready): handle the requests that
+   * arrived meanwhile, in order, while it keeps up, and let in those held
+   * back in the transport.
+   */
   void ready() {
+    Request next;
+    while (!ended && out.isReady() && (next = held.poll()) != null) {
+      handle(next);
+    }
+    if (halfClosed && held.isEmpty()) {
+      drain(); // ends the stream once every request is answered
+    }
     int owed;
     synchronized (creditLock) {
       owed = unreadAnswers;
@@ -481,7 +503,7 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
           head.afterSend().run();
           readNext();
         }
-        if (halfClosed && slots.isEmpty()) {
+        if (halfClosed && slots.isEmpty() && held.isEmpty()) {
           endNormally();
         }
       }
