@@ -197,7 +197,7 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
     while (!ended && out.isReady() && (next = held.poll()) != null) {
       handle(next);
     }
-    if (halfClosed && held.isEmpty()) {
+    if (halfClosed && phase == Phase.ATTACHED && held.isEmpty()) {
       drain(); // ends the stream once every request is answered
     }
     int owed;
