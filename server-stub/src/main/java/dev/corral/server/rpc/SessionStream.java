@@ -99,6 +99,9 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
   private int unreadAnswers; // guarded by creditLock: answers sent while the client was not reading
   /** Guarded by drainLock (answers are computed there, in order): the parts of a SetWatches sent in several. */
   private SetWatchesRequest.Builder setWatchesSoFar;
+  private long setWatchesBytesSoFar; // guarded by drainLock: their size
+  /** The most the parts of one SetWatches may hold: over a million watched paths of 200 bytes. */
+  static final long MAX_SET_WATCHES_PARTS_BYTES = 256L * 1024 * 1024;
   private final Object creditLock = new Object();
 
   SessionStream(ServerCore core, RequestValidator validator, ServerConfig config, SecureRandom random,
@@ -158,9 +161,22 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
             "the message has neither connect nor request (or a kind this server does not know)");
       }
     } catch (RuntimeException e) {
-      log.error("Session stream failed on a message", e);
-      fatal(ErrorCode.INTERNAL, "server fault: " + e);
+      serverFault(e);
     }
+  }
+
+  /** A request held while the client did not read; a fault in it ends the stream, as in {@link #onNext}. */
+  private void handleGuarded(Request request) {
+    try {
+      handle(request);
+    } catch (RuntimeException e) {
+      serverFault(e);
+    }
+  }
+
+  private void serverFault(RuntimeException e) {
+    log.error("Session stream failed on a message", e);
+    fatal(ErrorCode.INTERNAL, "server fault: " + e);
   }
 
   /** A message that did not decode: a protocol error, as for any other malformed message. */
@@ -194,8 +210,9 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
    */
   void ready() {
     Request next;
-    while (!ended && out.isReady() && (next = held.poll()) != null) {
-      handle(next);
+    while (!ended && out.isReady() && (next = held.peek()) != null) {
+      handleGuarded(next);
+      held.poll(); // only now: a drain that sees nothing held must also see its slot, or it ends a half-closed stream
     }
     if (halfClosed && phase == Phase.ATTACHED && held.isEmpty()) {
       drain(); // ends the stream once every request is answered
@@ -462,6 +479,12 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
   private Response setWatches(Request request) {
     SetWatchesRequest part = request.getSetWatches();
     SetWatchesRequest.Builder whole = setWatchesSoFar != null ? setWatchesSoFar : SetWatchesRequest.newBuilder();
+    setWatchesBytesSoFar = setWatchesSoFar != null ? setWatchesBytesSoFar + part.getSerializedSize() : 0;
+    if (setWatchesBytesSoFar > MAX_SET_WATCHES_PARTS_BYTES) {
+      fatal(ErrorCode.REQUEST_TOO_LARGE, "the parts of a SetWatches hold over " + MAX_SET_WATCHES_PARTS_BYTES
+          + " bytes");
+      return ok(request.getXid()).build(); // not sent: the stream ended
+    }
     whole.mergeFrom(part);
     setWatchesSoFar = part.getMore() ? whole : null;
     if (!part.getMore()) {
