@@ -135,7 +135,8 @@ public interface CoordinationClient extends AutoCloseable {
 
   /**
    * As {@link #removeWatches(String, Watcher, WatcherType)}; with {@code local}, the watches go from this client
-   * at once, whether or not the server can be told (it is told when it can; a watch it still holds fires unheard).
+   * at once and the call returns without waiting for the server, which is told when it can (a watch it still
+   * holds fires unheard).
    *
    * @throws NoWatcherException if {@code watcher} had no such watch
    */

@@ -40,6 +40,6 @@ public final class NodeDeletion {
    * must not wait for a broken connection): the client forgets it at once.
    */
   private static void forget(CoordinationClient client, String path, Watcher watcher) {
-    client.async().removeWatches(path, watcher, WatcherType.DATA);
+    client.async().removeWatches(path, watcher, WatcherType.DATA, true);
   }
 }

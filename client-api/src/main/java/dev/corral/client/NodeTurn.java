@@ -35,7 +35,7 @@ public final class NodeTurn {
     Optional<EventType> fired = watcher.await(time, unit);
     if (fired.isEmpty()) {
       // not waiting for the server (the caller's deadline must hold on a broken connection): the client forgets it at once
-      client.async().removeWatches(path, watcher, WatcherType.FIRST);
+      client.async().removeWatches(path, watcher, WatcherType.FIRST, true);
       return Outcome.WAITING;
     }
     return fired.get() == EventType.NODE_FIRST ? Outcome.FIRST : Outcome.GONE;

@@ -89,7 +89,7 @@ public final class Signal implements Watcher, ConnectionStateListener, AutoClose
    * watch that fired meanwhile is fine.
    */
   public void forget(String path, Watcher watcher) {
-    client.async().removeWatches(path, watcher, WatcherType.DATA);
+    client.async().removeWatches(path, watcher, WatcherType.DATA, true);
   }
 
   @Override

@@ -20,6 +20,7 @@ import dev.corral.client.Watcher;
 import dev.corral.client.WatcherType;
 import dev.corral.proto.v1.AddWatchRequest;
 import dev.corral.proto.v1.DeleteRequest;
+import dev.corral.proto.v1.ErrorCode;
 import dev.corral.proto.v1.ExistsRequest;
 import dev.corral.proto.v1.GetAllChildrenNumberRequest;
 import dev.corral.proto.v1.GetChildrenRequest;
@@ -40,6 +41,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -287,12 +289,9 @@ final class AsyncOps implements AsyncCoordinationClient {
   }
 
   /**
-   * Tells the server, for the kinds of watch no other local watcher holds on
-   * the path (a NoWatcher from it is ignored: its watch had fired meanwhile;
-   * with none, it is only asked to answer, as ZooKeeper's checkWatches), then removes the watcher locally and tells it, with one *_WATCH_REMOVED
-   * event per kind of watch removed (on the event queue, as ZooKeeper tells
-   * it). If the server cannot be told the watches stay, as in ZooKeeper;
-   * {@code local} removes them here at once whatever the server's answer.
+   * Removes {@code watcher}'s watches of {@code type} on {@code path}: see
+   * {@link #dropWatches}, which tells it, with one *_WATCH_REMOVED event per
+   * kind of watch removed (on the event queue, as ZooKeeper tells it).
    */
   @Override
   public CompletableFuture<Void> removeWatches(String path, Watcher watcher, WatcherType type, boolean local) {
@@ -302,34 +301,16 @@ final class AsyncOps implements AsyncCoordinationClient {
     if (invalid.isPresent()) {
       return invalid.get();
     }
-    String serverPath = namespace.toServer(path);
-    List<dev.corral.proto.v1.WatcherType> serverTypes = watches.serverRemovals(serverPath, watcher, type);
+    Set<Watcher> leaving = Set.of(watcher);
+    List<dev.corral.proto.v1.WatcherType> serverTypes = watches.serverRemovals(namespace.toServer(path), leaving, type);
     if (serverTypes == null) {
       return CompletableFuture.failedFuture(
           new NoWatcherException("the watcher has no " + type + " watch on " + path, path));
     }
-    Runnable removeHere = () -> watches.remove(serverPath, watcher, type, told -> {
-      WatchedEvent event = new WatchedEvent(told, path, WatchedEvent.NO_ZXID);
-      events.execute(() -> watcher.process(event));
-    });
-    if (local) {
-      removeHere.run();
-    }
-    List<CompletableFuture<Response>> removals = new ArrayList<>();
-    for (dev.corral.proto.v1.WatcherType serverType : serverTypes) {
-      Request request = Request.newBuilder().setRemoveWatches(RemoveWatchesRequest.newBuilder()
-          .setPath(serverPath).setType(serverType)).build();
-      removals.add(ignoringNoWatcher(read(request, NO_HOOK))); // the server's watch had fired meanwhile
-    }
-    if (removals.isEmpty() && !local) { // the server keeps its watch for other watchers; still, it must answer
-      removals.add(read(Request.newBuilder().setPing(PingRequest.getDefaultInstance()).build(), NO_HOOK));
-    }
-    CompletableFuture<Void> toldServer = CompletableFuture.allOf(removals.toArray(CompletableFuture[]::new));
-    // a watch the server still holds after a local removal fires unheard, and is not registered again
-    return local ? toldServer.exceptionally(unreachable -> null) : toldServer.thenRun(removeHere);
+    return dropWatches(path, leaving, type, serverTypes, local);
   }
 
-  /** As {@link #removeWatches} for every watcher with a watch of {@code type} on {@code path}. */
+  /** As {@link #removeWatches} for every watcher with a watch of {@code type} on {@code path}, all at once. */
   @Override
   public CompletableFuture<Void> removeAllWatches(String path, WatcherType type, boolean local) {
     Objects.requireNonNull(type, "type");
@@ -337,12 +318,55 @@ final class AsyncOps implements AsyncCoordinationClient {
     if (invalid.isPresent()) {
       return invalid.get();
     }
-    Set<Watcher> holders = watches.holders(namespace.toServer(path), type);
-    if (holders.isEmpty()) {
+    String serverPath = namespace.toServer(path);
+    Set<Watcher> holders = watches.holders(serverPath, type);
+    List<dev.corral.proto.v1.WatcherType> serverTypes = watches.serverRemovals(serverPath, holders, type);
+    if (serverTypes == null) {
       return CompletableFuture.failedFuture(new NoWatcherException("no " + type + " watch on " + path, path));
     }
-    return CompletableFuture.allOf(holders.stream()
-        .map(watcher -> ignoringNoWatcher(removeWatches(path, watcher, type, local))) // its watch fired meanwhile
+    return dropWatches(path, holders, type, serverTypes, local);
+  }
+
+  /**
+   * Takes the {@code leaving} watchers' watches of {@code type} on {@code path}
+   * off the server ({@code serverTypes}: the kinds no other local watcher
+   * holds there; a NoWatcher is ignored, the watch had fired meanwhile; with
+   * none, the server is only asked to answer, as ZooKeeper's checkWatches),
+   * then off this client, on the thread that reads the last answer (so that a
+   * watch registered again by a later read is not removed with them). If the
+   * server cannot be told, the watches stay, as in ZooKeeper. With
+   * {@code local} they go here at once, and the server is told without waiting
+   * (a watch it still holds fires unheard and is not registered again).
+   */
+  private CompletableFuture<Void> dropWatches(String path, Set<Watcher> leaving, WatcherType type,
+      List<dev.corral.proto.v1.WatcherType> serverTypes, boolean local) {
+    String serverPath = namespace.toServer(path);
+    Runnable removeHere = () -> leaving.forEach(watcher -> watches.remove(serverPath, watcher, type, told -> {
+      WatchedEvent event = new WatchedEvent(told, path, WatchedEvent.NO_ZXID);
+      events.execute(() -> watcher.process(event));
+    }));
+    List<Request> requests = new ArrayList<>();
+    for (dev.corral.proto.v1.WatcherType serverType : serverTypes) {
+      requests.add(Request.newBuilder().setRemoveWatches(RemoveWatchesRequest.newBuilder()
+          .setPath(serverPath).setType(serverType)).build());
+    }
+    if (local) {
+      removeHere.run();
+      requests.forEach(request -> read(request, NO_HOOK));
+      return CompletableFuture.completedFuture(null);
+    }
+    if (requests.isEmpty()) { // the server keeps its watch for other watchers; still, it must answer
+      requests.add(Request.newBuilder().setPing(PingRequest.getDefaultInstance()).build());
+    }
+    AtomicInteger unanswered = new AtomicInteger(requests.size());
+    Consumer<Response> answered = response -> {
+      boolean done = !response.hasError() || response.getError().getCode() == ErrorCode.NO_WATCHER;
+      if (done && unanswered.decrementAndGet() == 0) {
+        removeHere.run();
+      }
+    };
+    return CompletableFuture.allOf(requests.stream()
+        .map(request -> ignoringNoWatcher(read(request, answered)))
         .toArray(CompletableFuture[]::new));
   }
 

@@ -302,7 +302,11 @@ final class SessionManager implements SessionStream.Listener {
 
   @Override
   public void answered(SessionStream stream, Pending pending, Response response) {
-    lastZxidSeen.accumulateAndGet(response.getZxid(), Math::max);
+    // the events a SetWatches replays come with its last part: were the stream to break before it, the parts
+    // must be sent again from the zxid seen before them
+    if (!pending.request().getSetWatches().getMore()) {
+      lastZxidSeen.accumulateAndGet(response.getZxid(), Math::max);
+    }
     pending.answer(response, events);
   }
 

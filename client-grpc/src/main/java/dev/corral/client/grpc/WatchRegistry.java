@@ -136,35 +136,35 @@ final class WatchRegistry {
   }
 
   /**
-   * The server-side watch types that removing {@code watcher}'s watches of
-   * {@code type} on {@code path} takes off the server (those no other local
-   * watcher holds on the path), or null when {@code watcher} has no such watch.
-   * Removes nothing.
+   * The server-side watch types that removing the {@code leaving} watchers'
+   * watches of {@code type} on {@code path} takes off the server (those no
+   * other local watcher holds on the path), or null when none of them has
+   * such a watch. Removes nothing.
    */
-  synchronized List<dev.corral.proto.v1.WatcherType> serverRemovals(String path, Watcher watcher,
+  synchronized List<dev.corral.proto.v1.WatcherType> serverRemovals(String path, Set<Watcher> leaving,
       WatcherType type) {
-    boolean child = holds(type, Kind.CHILD, path, watcher);
-    boolean data = holds(type, Kind.DATA, path, watcher) || holds(type, Kind.EXIST, path, watcher);
-    boolean persistent = holds(type, Kind.PERSISTENT, path, watcher);
-    boolean recursive = holds(type, Kind.PERSISTENT_RECURSIVE, path, watcher);
-    boolean first = holds(type, Kind.FIRST, path, watcher);
+    boolean child = held(type, Kind.CHILD, path, leaving);
+    boolean data = held(type, Kind.DATA, path, leaving) || held(type, Kind.EXIST, path, leaving);
+    boolean persistent = held(type, Kind.PERSISTENT, path, leaving);
+    boolean recursive = held(type, Kind.PERSISTENT_RECURSIVE, path, leaving);
+    boolean first = held(type, Kind.FIRST, path, leaving);
     if (!(child || data || persistent || recursive || first)) {
       return null;
     }
     List<dev.corral.proto.v1.WatcherType> serverTypes = new ArrayList<>();
-    if (child && onlyHolder(watcher, path, Kind.CHILD)) {
+    if (child && onlyHolders(leaving, path, Kind.CHILD)) {
       serverTypes.add(dev.corral.proto.v1.WatcherType.CHILDREN);
     }
-    if (data && onlyHolder(watcher, path, Kind.DATA, Kind.EXIST)) {
+    if (data && onlyHolders(leaving, path, Kind.DATA, Kind.EXIST)) {
       serverTypes.add(dev.corral.proto.v1.WatcherType.DATA);
     }
-    if (persistent && onlyHolder(watcher, path, Kind.PERSISTENT)) {
+    if (persistent && onlyHolders(leaving, path, Kind.PERSISTENT)) {
       serverTypes.add(dev.corral.proto.v1.WatcherType.PERSISTENT_WATCH);
     }
-    if (recursive && onlyHolder(watcher, path, Kind.PERSISTENT_RECURSIVE)) {
+    if (recursive && onlyHolders(leaving, path, Kind.PERSISTENT_RECURSIVE)) {
       serverTypes.add(dev.corral.proto.v1.WatcherType.PERSISTENT_RECURSIVE_WATCH);
     }
-    if (first && onlyHolder(watcher, path, Kind.FIRST)) {
+    if (first && onlyHolders(leaving, path, Kind.FIRST)) {
       serverTypes.add(dev.corral.proto.v1.WatcherType.FIRST_WATCH);
     }
     return serverTypes;
@@ -198,22 +198,6 @@ final class WatchRegistry {
     }
   }
 
-  private boolean holds(WatcherType type, Kind kind, String path, Watcher watcher) {
-    return matches(type, kind) && watches.get(kind).getOrDefault(path, Set.of()).contains(watcher);
-  }
-
-  /** Whether no watcher but {@code watcher} holds a watch of one of {@code kinds} on {@code path}. */
-  private boolean onlyHolder(Watcher watcher, String path, Kind... kinds) {
-    for (Kind kind : kinds) {
-      for (Watcher holder : watches.get(kind).getOrDefault(path, Set.of())) {
-        if (!holder.equals(watcher)) {
-          return false;
-        }
-      }
-    }
-    return true;
-  }
-
   /** The watchers holding a watch of {@code type} on {@code path}, each once. */
   synchronized Set<Watcher> holders(String path, WatcherType type) {
     Set<Watcher> holders = new LinkedHashSet<>();
@@ -234,6 +218,25 @@ final class WatchRegistry {
       case FIRST -> kind == Kind.FIRST;
       case ANY -> true;
     };
+  }
+
+  /** Whether one of {@code leaving} holds a watch of {@code kind} (one that {@code type} names) on {@code path}. */
+  private boolean held(WatcherType type, Kind kind, String path, Set<Watcher> leaving) {
+    if (!matches(type, kind)) {
+      return false;
+    }
+    Set<Watcher> holders = watches.get(kind).getOrDefault(path, Set.of());
+    return leaving.stream().anyMatch(holders::contains);
+  }
+
+  /** Whether no watcher but those {@code leaving} holds a watch of one of {@code kinds} on {@code path}. */
+  private boolean onlyHolders(Set<Watcher> leaving, String path, Kind... kinds) {
+    for (Kind kind : kinds) {
+      if (!leaving.containsAll(watches.get(kind).getOrDefault(path, Set.of()))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private boolean removeOne(Kind kind, String path, Watcher watcher) {

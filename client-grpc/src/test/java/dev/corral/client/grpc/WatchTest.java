@@ -3,6 +3,7 @@ package dev.corral.client.grpc;
 import static dev.corral.client.ConnectionState.RECONNECTED;
 import static dev.corral.client.ConnectionState.SUSPENDED;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -245,6 +246,22 @@ class WatchTest {
   }
 
   @Test
+  void removeAllWatchesTakesAWatchSeveralWatchersHoldOffTheServer() throws Exception {
+    writer.create("/shared", NONE, CreateMode.PERSISTENT);
+    Recorder first = new Recorder();
+    Recorder second = new Recorder();
+    client.addWatch("/shared", AddWatchMode.PERSISTENT, first);
+    client.addWatch("/shared", AddWatchMode.PERSISTENT, second);
+
+    client.removeAllWatches("/shared", WatcherType.PERSISTENT);
+    first.expect(EventType.PERSISTENT_WATCH_REMOVED, "/shared");
+    second.expect(EventType.PERSISTENT_WATCH_REMOVED, "/shared");
+    faults.dropOnce(message -> message.hasEvent() && message.getEvent().getPath().equals("/shared"));
+    assertUnheard(() -> writer.setData("/shared", "x".getBytes(), -1), first, second);
+    assertFalse(faults.dropped().isDone(), "the server still sent an event: " + faults.dropped().getNow(null));
+  }
+
+  @Test
   void aRecursiveWatchIsRemovedByItsOwnTypeOnlyAsInZooKeeper() throws Exception {
     Recorder watcher = new Recorder();
     client.addWatch("/rr", AddWatchMode.PERSISTENT_RECURSIVE, watcher);
@@ -340,6 +357,34 @@ class WatchTest {
     recursive.expect(EventType.NODE_CREATED, "/many");
     recursive.expect(EventType.NODE_CREATED, "/many/7-" + name);
     assertEquals(List.of(SUSPENDED, RECONNECTED), states.states(), "re-attached once, for good");
+  }
+
+  @Test
+  void watchesRegisteredInPartsOverAStreamThatBreaksBetweenThemMissNoEvent() throws Exception {
+    StateRecorder states = new StateRecorder();
+    client.addConnectionStateListener(states);
+    client.create("/d", NONE, CreateMode.PERSISTENT);
+    Recorder data = new Recorder();
+    client.getData("/d", data);
+    String name = "n".repeat(3_900);
+    List<CompletableFuture<?>> watched = new ArrayList<>();
+    for (int i = 0; i < 100; i++) { // 390 KB of paths: three parts
+      watched.add(client.async().exists("/many/" + i + "-" + name, event -> { }));
+    }
+    CompletableFuture.allOf(watched.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+
+    faults.refuseNewStreams(true);
+    faults.cutStream();
+    states.awaitTail(SUSPENDED);
+    writer.setData("/d", "missed".getBytes(), -1);
+    // the first part's answer comes at a zxid past the change; the stream breaks before the last part
+    faults.cutOnArrivalOf(message -> message.hasResponse() && message.getResponse().hasSetWatches());
+    faults.refuseNewStreams(false);
+    states.awaitTail(SUSPENDED, RECONNECTED, SUSPENDED);
+    faults.refuseNewStreams(false);
+    states.awaitTail(SUSPENDED, RECONNECTED, SUSPENDED, RECONNECTED);
+
+    data.expect(EventType.NODE_DATA_CHANGED, "/d");
   }
 
   @Test
