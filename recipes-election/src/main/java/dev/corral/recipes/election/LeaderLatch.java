@@ -16,6 +16,7 @@ import dev.corral.recipes.election.Contenders.Standing;
 import java.io.EOFException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.Objects;
 import java.util.Optional;
@@ -45,7 +46,8 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>On SUSPENDED or LOST, leadership is given up at once (listeners hear
- *       {@code notLeader}).
+ *       {@code notLeader}), on the client's thread that tells of it, even
+ *       while the latch's own thread waits in a call.
  *   <li>After RECONNECTED with the same session, leadership returns if the
  *       node is still first and still owned by the session
  *       ({@code Stat.ephemeralOwner == client.sessionId()}).
@@ -98,7 +100,13 @@ public final class LeaderLatch implements AutoCloseable {
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
   private final CopyOnWriteArrayList<Registration> listeners = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService loop;
-  private final ConnectionStateListener connectionListener = (c, newState) -> onStateChanged(newState);
+  private final ConnectionStateListener connectionListener = (c, newState) -> {
+    if (!canLead(newState)) {
+      // at once, on the client's thread: the loop may be in a call that fails only once the session is lost
+      changeLeadership(false, 0, true);
+    }
+    submit(this::onStateChanged);
+  };
   private final Watcher queueWatcher = event -> {
     if (event.type() == EventType.NODE_FIRST) {
       submit(() -> turnCame(event.path()));
@@ -122,6 +130,8 @@ public final class LeaderLatch implements AutoCloseable {
   // guarded by leadership
   private volatile boolean leader;
   private long token;
+  private final ArrayDeque<Boolean> untold = new ArrayDeque<>(); // changes still to tell the listeners
+  private boolean telling;
 
   private record Registration(LeaderLatchListener listener, SerialExecutor executor) {}
 
@@ -168,7 +178,7 @@ public final class LeaderLatch implements AutoCloseable {
       throw new IllegalStateException(state.get() == State.STARTED
           ? "this latch is already started" : "this latch is closed; a latch cannot be restarted");
     }
-    client.addConnectionStateListener(connectionListener, this::submit);
+    client.addConnectionStateListener(connectionListener);
     submit(() -> {
       connected = canLead(client.state());
       reconcile();
@@ -348,8 +358,13 @@ public final class LeaderLatch implements AutoCloseable {
 
   // ---- the loop thread ----
 
-  private void onStateChanged(ConnectionState newState) {
-    connected = canLead(newState);
+  /**
+   * The loop's part of a change of connection state (leadership was given up
+   * at once already if it was lost). Its news may come after the loop led
+   * again, in a new session: the client's state now is what counts.
+   */
+  private void onStateChanged() {
+    connected = canLead(client.state());
     if (connected) {
       reconcile();
     } else {
@@ -479,9 +494,19 @@ public final class LeaderLatch implements AutoCloseable {
     }
   }
 
+  /**
+   * Leads, unless the connection went meanwhile (checked under the lock that
+   * the connection listener drops leadership under, so it cannot come in
+   * between): the news of that loss, queued for this thread, is still to come.
+   */
   private void lead(String node, long czxid) {
-    lastPathIsLeader = node;
-    changeLeadership(true, czxid, true);
+    synchronized (leadership) {
+      if (!canLead(client.state())) {
+        return;
+      }
+      lastPathIsLeader = node;
+      changeLeadership(true, czxid, true);
+    }
   }
 
   private void follow() {
@@ -507,10 +532,28 @@ public final class LeaderLatch implements AutoCloseable {
     }
   }
 
+  /**
+   * Tells every listener, in turn. A change made by a listener as it is told
+   * (a close from isLeader, on this thread) is told once every listener heard
+   * the one before, so that each hears isLeader and notLeader alternate.
+   * The caller holds the leadership lock.
+   */
   private void tellListeners(boolean isLeader) {
-    for (Registration registration : listeners) {
-      LeaderLatchListener listener = registration.listener();
-      registration.executor().execute(isLeader ? listener::isLeader : listener::notLeader);
+    untold.add(isLeader);
+    if (telling) {
+      return;
+    }
+    telling = true;
+    try {
+      Boolean next;
+      while ((next = untold.poll()) != null) {
+        for (Registration registration : listeners) {
+          LeaderLatchListener listener = registration.listener();
+          registration.executor().execute(next ? listener::isLeader : listener::notLeader);
+        }
+      }
+    } finally {
+      telling = false;
     }
   }
 

@@ -16,12 +16,14 @@ import dev.corral.client.CreateMode;
 import dev.corral.client.SequentialNames;
 import dev.corral.testing.TestingServer;
 import java.io.EOFException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -316,6 +318,46 @@ class LeaderLatchTest {
   }
 
   @Test
+  void aLeaderGivesUpAtSuspensionWhileItsOwnThreadWaitsInACall() throws Exception {
+    CoordinationClient real = clients.connect();
+    CountDownLatch inCall = new CountDownLatch(1);
+    CountDownLatch answer = new CountDownLatch(1);
+    AtomicBoolean holding = new AtomicBoolean();
+    CoordinationClient stalling = (CoordinationClient) Proxy.newProxyInstance(
+        CoordinationClient.class.getClassLoader(), new Class<?>[] {CoordinationClient.class}, (self, method, args) -> {
+          if (holding.get() && SERVER_CALLS.contains(method.getName())) { // the call's answer does not come
+            inCall.countDown();
+            answer.await(60, TimeUnit.SECONDS);
+          }
+          try {
+            return method.invoke(real, args);
+          } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+          }
+        });
+    LeaderLatch latch = latch(stalling, "stalled");
+    EventLog events = new EventLog();
+    latch.addListener(events.latchListener());
+    latch.start();
+    latch.await();
+
+    holding.set(true);
+    clients.connect().setData(latch.getOurPath().orElseThrow(), new byte[1], -1); // the latch looks again
+    assertTrue(inCall.await(30, TimeUnit.SECONDS), "the latch's thread made no call");
+    server.stop();
+    try {
+      events.awaitEvents("isLeader", "notLeader"); // at SUSPENDED, not once the call fails at LOST
+      assertFalse(latch.hasLeadership());
+    } finally {
+      answer.countDown();
+      server.start();
+    }
+  }
+
+  private static final java.util.Set<String> SERVER_CALLS =
+      java.util.Set.of("exists", "getChildren", "getData", "multi", "create", "delete", "addWatch", "sync");
+
+  @Test
   void aLeaderClosedWhileDisconnectedDeletesItsNodeOnceReconnected() throws Exception {
     LeaderLatch first = latch(clients.connect(), "first");
     first.start();
@@ -494,6 +536,31 @@ class LeaderLatchTest {
     loudEvents.awaitEvents("isLeader", "notLeader");
     assertEquals(List.of("isLeader"), silentEvents.events());
     assertFalse(loud.hasLeadership());
+  }
+
+  @Test
+  void everyListenerHearsIsLeaderThenNotLeaderWhenTheFirstClosesTheLatchAsItIsTold() throws Exception {
+    LeaderLatch latch = latch(clients.connect(), "closing");
+    EventLog closer = new EventLog();
+    EventLog other = new EventLog();
+    latch.addListener(new LeaderLatchListener() {
+      @Override
+      public void isLeader() {
+        closer.add("isLeader");
+        latch.close(LeaderLatch.CloseMode.NOTIFY_LEADER);
+      }
+
+      @Override
+      public void notLeader() {
+        closer.add("notLeader");
+      }
+    });
+    latch.addListener(other.latchListener());
+    latch.start();
+
+    closer.awaitEvents("isLeader", "notLeader");
+    other.awaitEvents("isLeader", "notLeader");
+    assertFalse(latch.hasLeadership());
   }
 
   /** Curator's contract: await() and close(NOTIFY_LEADER) return after listeners added without an executor heard. */
