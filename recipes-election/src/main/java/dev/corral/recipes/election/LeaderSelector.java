@@ -70,6 +70,7 @@ public final class LeaderSelector implements AutoCloseable {
 
   // guarded by this
   private boolean queued;
+  private boolean queuedAfterTurn; // requeue() was called while the turn was ending
   private Thread attemptThread;
   private Phase phase = Phase.IDLE;
 
@@ -115,9 +116,12 @@ public final class LeaderSelector implements AutoCloseable {
   }
 
   /**
-   * Queues again if not queued or leading now.
+   * Queues again if not queued or leading now. Once {@code takeLeadership}
+   * has returned ({@link #hasLeadership()} false), the turn still ending (its
+   * node being deleted) counts as not queued, as in Curator (CURATOR-671):
+   * the next turn starts once it has ended.
    *
-   * @return true if queued now, false if already queued or leading
+   * @return true if queued now (or for when the ending turn is over), false if already queued or leading
    * @throws IllegalStateException if not started, or closed
    */
   public boolean requeue() {
@@ -203,8 +207,15 @@ public final class LeaderSelector implements AutoCloseable {
 
   private boolean enqueue() {
     synchronized (this) {
-      if (queued || state.get() != State.STARTED) {
+      if (state.get() != State.STARTED) {
         return false;
+      }
+      if (queued) {
+        if (phase != Phase.WITHDRAWING || queuedAfterTurn) {
+          return false;
+        }
+        queuedAfterTurn = true; // the turn's end queues again
+        return true;
       }
       queued = true;
     }
@@ -264,7 +275,12 @@ public final class LeaderSelector implements AutoCloseable {
         Thread.interrupted(); // interrupts were meant for this turn only
       }
     }
-    if (autoRequeue) {
+    boolean again;
+    synchronized (this) {
+      again = autoRequeue || queuedAfterTurn;
+      queuedAfterTurn = false;
+    }
+    if (again) {
       enqueue();
     }
   }

@@ -255,6 +255,23 @@ class LeaderSelectorTest {
   }
 
   @Test
+  void requeueOnceTakeLeadershipReturnedQueuesForWhenTheTurnHasEnded() throws Exception {
+    EventLog log = new EventLog();
+    LeaderSelector selector = selector(clients.connect(), "x", leadUntilInterrupted(log));
+    selector.start();
+    log.awaitEvents("leading");
+
+    server.stop(); // the leader is interrupted; its node is deleted only once the connection is back
+    log.awaitEvents("leading", "interrupted");
+    await().atMost(Clients.WAIT).until(() -> !selector.hasLeadership());
+    assertTrue(selector.requeue(), "as in Curator (CURATOR-671): leadership is over, so it is not queued");
+    assertFalse(selector.requeue(), "queued now");
+
+    server.start();
+    log.awaitEvents("leading", "interrupted", "leading");
+  }
+
+  @Test
   void interruptLeadershipInterruptsTheLeader() throws Exception {
     EventLog log = new EventLog();
     LeaderSelector selector = selector(clients.connect(), "x", leadUntilInterrupted(log));
