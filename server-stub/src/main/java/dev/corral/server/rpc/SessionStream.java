@@ -479,7 +479,7 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
   private Response setWatches(Request request) {
     SetWatchesRequest part = request.getSetWatches();
     SetWatchesRequest.Builder whole = setWatchesSoFar != null ? setWatchesSoFar : SetWatchesRequest.newBuilder();
-    setWatchesBytesSoFar = setWatchesSoFar != null ? setWatchesBytesSoFar + part.getSerializedSize() : 0;
+    setWatchesBytesSoFar = (setWatchesSoFar != null ? setWatchesBytesSoFar : 0) + part.getSerializedSize();
     if (setWatchesBytesSoFar > MAX_SET_WATCHES_PARTS_BYTES) {
       fatal(ErrorCode.REQUEST_TOO_LARGE, "the parts of a SetWatches hold over " + MAX_SET_WATCHES_PARTS_BYTES
           + " bytes");
@@ -526,7 +526,8 @@ final class SessionStream implements StreamObserver<ClientMessage>, SessionSink 
           head.afterSend().run();
           readNext();
         }
-        if (halfClosed && slots.isEmpty() && held.isEmpty()) {
+        // held first: ready() adds a held request's slot, then takes it off held, so nothing is seen in neither
+        if (halfClosed && held.isEmpty() && slots.isEmpty()) {
           endNormally();
         }
       }
