@@ -341,14 +341,19 @@ final class AsyncOps implements AsyncCoordinationClient {
   private CompletableFuture<Void> dropWatches(String path, Set<Watcher> leaving, WatcherType type,
       List<dev.corral.proto.v1.WatcherType> serverTypes, boolean local) {
     String serverPath = namespace.toServer(path);
-    Runnable removeHere = () -> leaving.forEach(watcher -> watches.remove(serverPath, watcher, type, told -> {
-      WatchedEvent event = new WatchedEvent(told, path, WatchedEvent.NO_ZXID);
-      events.execute(() -> watcher.process(event));
-    }));
+    Runnable removeHere = () -> {
+      List<dev.corral.proto.v1.WatcherType> orphaned = new ArrayList<>(
+          watches.remove(serverPath, leaving, type, watcher -> told -> {
+            WatchedEvent event = new WatchedEvent(told, path, WatchedEvent.NO_ZXID);
+            events.execute(() -> watcher.process(event));
+          }));
+      // a removal of other watchers under way alongside left these to us: the server must not keep them
+      orphaned.removeAll(serverTypes);
+      orphaned.forEach(serverType -> read(removal(serverPath, serverType), NO_HOOK));
+    };
     List<Request> requests = new ArrayList<>();
     for (dev.corral.proto.v1.WatcherType serverType : serverTypes) {
-      requests.add(Request.newBuilder().setRemoveWatches(RemoveWatchesRequest.newBuilder()
-          .setPath(serverPath).setType(serverType)).build());
+      requests.add(removal(serverPath, serverType));
     }
     if (local) {
       removeHere.run();
@@ -368,6 +373,11 @@ final class AsyncOps implements AsyncCoordinationClient {
     return CompletableFuture.allOf(requests.stream()
         .map(request -> ignoringNoWatcher(read(request, answered)))
         .toArray(CompletableFuture[]::new));
+  }
+
+  private static Request removal(String serverPath, dev.corral.proto.v1.WatcherType serverType) {
+    return Request.newBuilder().setRemoveWatches(RemoveWatchesRequest.newBuilder()
+        .setPath(serverPath).setType(serverType)).build();
   }
 
   /** {@code call}, with a NoWatcher failure turned into success (null); other failures stay. */

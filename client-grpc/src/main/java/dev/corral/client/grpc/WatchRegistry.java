@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The client's watchers by kind and (server) path, as ZooKeeper's ZKWatchManager.
@@ -171,12 +172,24 @@ final class WatchRegistry {
   }
 
   /**
+   * Removes the {@code leaving} watchers' watches of {@code type} on {@code
+   * path}, telling each as below, and returns the server-side watch types
+   * that no local watcher holds any more: what the server must drop now.
+   */
+  synchronized List<dev.corral.proto.v1.WatcherType> remove(String path, Set<Watcher> leaving, WatcherType type,
+      Function<Watcher, Consumer<EventType>> tell) {
+    List<dev.corral.proto.v1.WatcherType> orphaned = serverRemovals(path, leaving, type);
+    leaving.forEach(watcher -> remove(path, watcher, type, tell.apply(watcher)));
+    return orphaned == null ? List.of() : orphaned;
+  }
+
+  /**
    * Removes {@code watcher}'s watches of {@code type} on {@code path} and hands
    * {@code tell}, under this registry's lock (see {@link #fire}), the events
    * that tell the watcher which of its watches went (one per kind, as
    * ZooKeeper tells them). Nothing is told of a watch that fired meanwhile.
    */
-  synchronized void remove(String path, Watcher watcher, WatcherType type, Consumer<EventType> tell) {
+  private void remove(String path, Watcher watcher, WatcherType type, Consumer<EventType> tell) {
     boolean child = matches(type, Kind.CHILD) && removeOne(Kind.CHILD, path, watcher);
     boolean data = matches(type, Kind.DATA) && removeOne(Kind.DATA, path, watcher);
     boolean exist = matches(type, Kind.EXIST) && removeOne(Kind.EXIST, path, watcher);

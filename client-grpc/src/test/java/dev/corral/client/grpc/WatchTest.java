@@ -262,6 +262,40 @@ class WatchTest {
   }
 
   @Test
+  void twoRemovalsUnderWayTogetherTakeTheWatchOffTheServer() throws Exception {
+    writer.create("/pair", NONE, CreateMode.PERSISTENT);
+    Recorder first = new Recorder();
+    Recorder second = new Recorder();
+    client.addWatch("/pair", AddWatchMode.PERSISTENT, first);
+    client.addWatch("/pair", AddWatchMode.PERSISTENT, second);
+
+    CompletableFuture<Void> one = client.async().removeWatches("/pair", first, WatcherType.PERSISTENT);
+    CompletableFuture<Void> other = client.async().removeWatches("/pair", second, WatcherType.PERSISTENT);
+    CompletableFuture.allOf(one, other).get(30, TimeUnit.SECONDS);
+    first.expect(EventType.PERSISTENT_WATCH_REMOVED, "/pair");
+    second.expect(EventType.PERSISTENT_WATCH_REMOVED, "/pair");
+    client.sync("/pair"); // answered after the removal the last of them sent
+    faults.dropOnce(message -> message.hasEvent() && message.getEvent().getPath().equals("/pair"));
+    assertUnheard(() -> writer.setData("/pair", "x".getBytes(), -1), first, second);
+    assertFalse(faults.dropped().isDone(), "the server still sent an event: " + faults.dropped().getNow(null));
+  }
+
+  @Test
+  void aWatchLeftAgainRightAfterItsRemovalWasAskedStays() throws Exception {
+    writer.create("/again", NONE, CreateMode.PERSISTENT);
+    Recorder watcher = new Recorder();
+    client.getData("/again", watcher);
+
+    CompletableFuture<Void> removal = client.async().removeWatches("/again", watcher, WatcherType.DATA);
+    client.getData("/again", watcher); // sent after the removal: the server holds the watch again
+    removal.get(30, TimeUnit.SECONDS);
+    watcher.expect(EventType.DATA_WATCH_REMOVED, "/again");
+
+    writer.setData("/again", "x".getBytes(), -1);
+    watcher.expect(EventType.NODE_DATA_CHANGED, "/again");
+  }
+
+  @Test
   void aRecursiveWatchIsRemovedByItsOwnTypeOnlyAsInZooKeeper() throws Exception {
     Recorder watcher = new Recorder();
     client.addWatch("/rr", AddWatchMode.PERSISTENT_RECURSIVE, watcher);
