@@ -22,6 +22,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -46,8 +47,8 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>On SUSPENDED or LOST, leadership is given up at once (listeners hear
- *       {@code notLeader}), on the client's thread that tells of it, even
- *       while the latch's own thread waits in a call.
+ *       {@code notLeader}), on a thread that takes the connection's news,
+ *       even while the latch's own thread waits in a call.
  *   <li>After RECONNECTED with the same session, leadership returns if the
  *       node is still first and still owned by the session
  *       ({@code Stat.ephemeralOwner == client.sessionId()}).
@@ -100,9 +101,15 @@ public final class LeaderLatch implements AutoCloseable {
   private final AtomicReference<State> state = new AtomicReference<>(State.LATENT);
   private final CopyOnWriteArrayList<Registration> listeners = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService loop;
+  /**
+   * Where the connection's news is taken: neither the loop, which may be in
+   * a call, nor the client's event thread, which a listener told while
+   * leadership changes (holding its lock) may need for the answer to a call.
+   */
+  private final ExecutorService connectionNews;
   private final ConnectionStateListener connectionListener = (c, newState) -> {
     if (!canLead(newState)) {
-      // at once, on the client's thread: the loop may be in a call that fails only once the session is lost
+      // at once: the loop may be in a call that fails only once the session is lost
       changeLeadership(false, 0, true);
     }
     submit(this::onStateChanged);
@@ -165,6 +172,7 @@ public final class LeaderLatch implements AutoCloseable {
       loopThread = thread;
       return thread;
     });
+    this.connectionNews = Executors.newSingleThreadExecutor(Threads.daemon("leader-latch-connection " + path));
   }
 
   /**
@@ -178,7 +186,7 @@ public final class LeaderLatch implements AutoCloseable {
       throw new IllegalStateException(state.get() == State.STARTED
           ? "this latch is already started" : "this latch is closed; a latch cannot be restarted");
     }
-    client.addConnectionStateListener(connectionListener);
+    client.addConnectionStateListener(connectionListener, connectionNews);
     submit(() -> {
       connected = canLead(client.state());
       reconcile();
@@ -212,6 +220,7 @@ public final class LeaderLatch implements AutoCloseable {
     }
     if (previous == State.STARTED) {
       client.removeConnectionStateListener(connectionListener);
+      connectionNews.shutdown();
       stopLoop();
       changeLeadership(false, 0, mode == CloseMode.NOTIFY_LEADER);
       leaveQueue(); // first: the next latch's wait ends with this delete, and nothing else needs doing before it
@@ -221,6 +230,7 @@ public final class LeaderLatch implements AutoCloseable {
       }
     } else {
       loop.shutdownNow(); // never started: it has no thread, but is done with
+      connectionNews.shutdownNow();
     }
     synchronized (leadership) {
       leadership.notifyAll();
@@ -322,7 +332,8 @@ public final class LeaderLatch implements AutoCloseable {
 
   /**
    * Adds a listener told on the thread that changes leadership (the latch's
-   * own, or the one closing it), before {@link #await()} returns: keep it
+   * own, the one closing it, or the one that takes the news of a lost
+   * connection), before {@link #await()} returns: keep it
    * short, as the latch decides nothing else meanwhile, or give it an
    * executor. Adding a listener added before replaces that registration.
    */

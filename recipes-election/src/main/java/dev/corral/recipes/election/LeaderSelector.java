@@ -266,22 +266,20 @@ public final class LeaderSelector implements AutoCloseable {
         withdraw(candidacy);
       } finally {
         // even if withdrawing failed unexpectedly: a turn that never ends would make close() wait forever
+        boolean again;
         synchronized (this) {
           phase = Phase.IDLE;
           attemptThread = null;
           queued = false;
+          again = autoRequeue || queuedAfterTurn;
+          queuedAfterTurn = false;
           notifyAll();
         }
         Thread.interrupted(); // interrupts were meant for this turn only
+        if (again) {
+          enqueue();
+        }
       }
-    }
-    boolean again;
-    synchronized (this) {
-      again = autoRequeue || queuedAfterTurn;
-      queuedAfterTurn = false;
-    }
-    if (again) {
-      enqueue();
     }
   }
 

@@ -354,6 +354,49 @@ class LeaderLatchTest {
     }
   }
 
+  @Test
+  void aLeaderWhoseListenerIsInACallWhenTheConnectionGoesHearsNotLeaderOnceItReturns() throws Exception {
+    CoordinationClient impatient = dev.corral.client.grpc.CorralClient.builder()
+        .connectString(server.getConnectString()).sessionTimeout(Duration.ofSeconds(20))
+        .connectionTimeout(Duration.ofSeconds(1)).retryPolicy(dev.corral.client.grpc.RetryPolicy.none()).build();
+    try {
+      LeaderLatch latch = latch(impatient, "calling");
+      CountDownLatch leading = new CountDownLatch(1);
+      CountDownLatch serverDown = new CountDownLatch(1);
+      EventLog events = new EventLog();
+      latch.addListener(new LeaderLatchListener() { // no executor: told holding the latch's leadership lock
+        @Override
+        public void isLeader() {
+          events.add("isLeader");
+          leading.countDown();
+          try {
+            serverDown.await(30, TimeUnit.SECONDS);
+            impatient.getData(PATH); // no answer: the connection is gone
+          } catch (Exception expected) {
+            events.add("call failed");
+          }
+        }
+
+        @Override
+        public void notLeader() {
+          events.add("notLeader");
+        }
+      });
+      latch.start();
+      assertTrue(leading.await(30, TimeUnit.SECONDS));
+      server.stop();
+      serverDown.countDown();
+      try {
+        events.awaitEvents("isLeader", "call failed", "notLeader");
+        assertFalse(latch.hasLeadership());
+      } finally {
+        server.start();
+      }
+    } finally {
+      impatient.close();
+    }
+  }
+
   private static final java.util.Set<String> SERVER_CALLS =
       java.util.Set.of("exists", "getChildren", "getData", "multi", "create", "delete", "addWatch", "sync");
 
