@@ -1,15 +1,15 @@
 package dev.corral.server.watch;
 
+import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Predicate;
 
 /**
- * Sessions by path, found for a path and every one of its ancestors in one
- * pass over the path: time in proportion to its length, memory in proportion
- * to the paths held (each kept once, as given).
+ * Paths, found for a path and every one of its ancestors in one pass over
+ * the path: time in proportion to its length, memory in proportion to the
+ * paths held (each kept once, as given).
  *
  * <p>Paths are filed under their {@link String#hashCode}. The pass computes
  * the hash of each ancestor's path as it goes (the hash of a prefix is the
@@ -22,43 +22,27 @@ import java.util.function.Predicate;
  * Thread-safe.
  */
 final class AncestorIndex {
-  private final Map<Integer, Map<String, Set<Long>>> byHash = new HashMap<>();
+  private final Map<Integer, List<String>> byHash = new HashMap<>();
 
-  synchronized void add(String path, long sessionId) {
-    byHash.computeIfAbsent(path.hashCode(), h -> new HashMap<>(2))
-        .computeIfAbsent(path, p -> new LinkedHashSet<>())
-        .add(sessionId);
-  }
-
-  synchronized void remove(String path, long sessionId) {
-    Map<String, Set<Long>> paths = byHash.get(path.hashCode());
-    if (paths == null) {
-      return;
-    }
-    Set<Long> sessions = paths.get(path);
-    if (sessions != null && sessions.remove(sessionId) && sessions.isEmpty()) {
-      paths.remove(path);
-      if (paths.isEmpty()) {
-        byHash.remove(path.hashCode());
-      }
+  synchronized void add(String path) {
+    List<String> paths = byHash.computeIfAbsent(path.hashCode(), h -> new ArrayList<>(1));
+    if (!paths.contains(path)) {
+      paths.add(path);
     }
   }
 
-  /** Adds to {@code into} the sessions on {@code path} and on each of its ancestors, the root's first. */
-  synchronized void collectAlong(String path, Set<Long> into) {
-    findAlong(path, sessions -> {
-      into.addAll(sessions);
-      return false;
-    });
+  synchronized void remove(String path) {
+    List<String> paths = byHash.get(path.hashCode());
+    if (paths != null && paths.remove(path) && paths.isEmpty()) {
+      byHash.remove(path.hashCode());
+    }
   }
 
-  /** Whether {@code sessionId} is on {@code path} or on one of its ancestors. */
-  synchronized boolean anyAlong(String path, long sessionId) {
-    return findAlong(path, sessions -> sessions.contains(sessionId));
-  }
-
-  /** Tests the sessions on each of {@code path}'s ancestors and on it, the root's first, until one passes. */
-  private boolean findAlong(String path, Predicate<Set<Long>> test) {
+  /**
+   * Tests each held path that is {@code path} or one of its ancestors, the
+   * root's first, until one passes; whether one did.
+   */
+  synchronized boolean findAlong(String path, Predicate<String> test) {
     if (byHash.isEmpty()) {
       return false;
     }
@@ -66,8 +50,8 @@ final class AncestorIndex {
     for (int end = 1; end <= path.length(); end++) {
       hash = 31 * hash + path.charAt(end - 1);
       if (endsAPath(path, end)) {
-        Set<Long> sessions = sessionsOn(path, end, hash);
-        if (sessions != null && test.test(sessions)) {
+        String held = heldPrefix(path, end, hash);
+        if (held != null && test.test(held)) {
           return true;
         }
       }
@@ -80,16 +64,11 @@ final class AncestorIndex {
     return end == 1 || end == path.length() || path.charAt(end) == '/';
   }
 
-  /** The sessions on the first {@code end} characters of {@code path}, whose hash is {@code hash}. */
-  private Set<Long> sessionsOn(String path, int end, int hash) {
-    Map<String, Set<Long>> paths = byHash.get(hash);
-    if (paths == null) {
-      return null;
-    }
-    for (Map.Entry<String, Set<Long>> held : paths.entrySet()) {
-      String heldPath = held.getKey();
-      if (heldPath.length() == end && path.startsWith(heldPath)) {
-        return held.getValue();
+  /** The held path that is the first {@code end} characters of {@code path}, whose hash is {@code hash}. */
+  private String heldPrefix(String path, int end, int hash) {
+    for (String held : byHash.getOrDefault(hash, List.of())) {
+      if (held.length() == end && path.startsWith(held)) {
+        return held;
       }
     }
     return null;

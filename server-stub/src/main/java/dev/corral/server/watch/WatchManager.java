@@ -21,7 +21,7 @@ public final class WatchManager {
   private final Map<Long, Set<Registration>> bySession = new ConcurrentHashMap<>();
   /** The FIRST watches (also in byKind), sorted: those on a parent's children are one range. */
   private final NavigableMap<String, Set<Long>> firstWatches = new ConcurrentSkipListMap<>();
-  /** The PERSISTENT_RECURSIVE watches (also in byKind), indexed so that an event finds those on its ancestors. */
+  /** The paths of byKind's PERSISTENT_RECURSIVE watches, indexed so that an event finds those on its ancestors. */
   private final AncestorIndex recursiveWatches = new AncestorIndex();
 
   private record Registration(WatchKind kind, String path) {}
@@ -34,14 +34,14 @@ public final class WatchManager {
 
   /** Leaves a watch of {@code kind} on {@code path} for {@code sessionId}. */
   public void add(long sessionId, WatchKind kind, String path) {
-    // add inside compute: another session's removal may drop the path's set; the index of recursive watches
-    // changes there too, so that it holds what byKind does whatever removals run alongside
+    // add inside compute: another session's removal may drop the path's set; a path enters the index of
+    // recursive watches there too, with its first watcher, so that the index holds byKind's paths
     byKind.get(kind).compute(path, (p, sessions) -> {
+      if (sessions == null && kind == WatchKind.PERSISTENT_RECURSIVE) {
+        recursiveWatches.add(path);
+      }
       Set<Long> set = sessions != null ? sessions : ConcurrentHashMap.<Long>newKeySet();
       set.add(sessionId);
-      if (kind == WatchKind.PERSISTENT_RECURSIVE) {
-        recursiveWatches.add(path, sessionId);
-      }
       return set;
     });
     // recorded inside compute too: a removeSession running alongside takes the session's set either before
@@ -109,7 +109,10 @@ public final class WatchManager {
         continue;
       }
       if (kind == WatchKind.PERSISTENT_RECURSIVE) {
-        recursiveWatches.collectAlong(path, notified);
+        recursiveWatches.findAlong(path, watched -> {
+          notified.addAll(recursiveSessionsOn(watched));
+          return false;
+        });
       } else {
         collect(kind, path, notified);
       }
@@ -130,7 +133,7 @@ public final class WatchManager {
         continue;
       }
       if (kind == WatchKind.PERSISTENT_RECURSIVE) {
-        hears |= recursiveWatches.anyAlong(path, sessionId);
+        hears |= recursiveWatches.findAlong(path, watched -> recursiveSessionsOn(watched).contains(sessionId));
       } else if (has(sessionId, kind, path)) {
         hears = true;
         if (kind.oneShot()) {
@@ -176,12 +179,23 @@ public final class WatchManager {
     return removed[0];
   }
 
-  /** Takes the session off a path's watchers (inside byKind's compute), and off the index of recursive watches. */
+  /**
+   * Takes the session off a path's watchers (inside byKind's compute); the
+   * path leaves the index of recursive watches with its last watcher.
+   */
   private Set<Long> removed(Set<Long> sessions, WatchKind kind, String path, long sessionId) {
-    if (sessions.remove(sessionId) && kind == WatchKind.PERSISTENT_RECURSIVE) {
-      recursiveWatches.remove(path, sessionId);
+    sessions.remove(sessionId);
+    if (!sessions.isEmpty()) {
+      return sessions;
     }
-    return sessions.isEmpty() ? null : sessions;
+    if (kind == WatchKind.PERSISTENT_RECURSIVE) {
+      recursiveWatches.remove(path);
+    }
+    return null;
+  }
+
+  private Set<Long> recursiveSessionsOn(String path) {
+    return byKind.get(WatchKind.PERSISTENT_RECURSIVE).getOrDefault(path, Set.of());
   }
 
   private static WatchKind[] kindsOf(WatcherType type) {
