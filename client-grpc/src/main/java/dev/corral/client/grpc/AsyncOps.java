@@ -341,25 +341,23 @@ final class AsyncOps implements AsyncCoordinationClient {
   private CompletableFuture<Void> dropWatches(String path, Set<Watcher> leaving, WatcherType type,
       List<dev.corral.proto.v1.WatcherType> serverTypes, boolean local) {
     String serverPath = namespace.toServer(path);
+    List<dev.corral.proto.v1.WatcherType> told = local ? List.of() : serverTypes;
     Runnable removeHere = () -> {
       List<dev.corral.proto.v1.WatcherType> orphaned = new ArrayList<>(
-          watches.remove(serverPath, leaving, type, watcher -> told -> {
-            WatchedEvent event = new WatchedEvent(told, path, WatchedEvent.NO_ZXID);
+          watches.remove(serverPath, leaving, type, watcher -> removed -> {
+            WatchedEvent event = new WatchedEvent(removed, path, WatchedEvent.NO_ZXID);
             events.execute(() -> watcher.process(event));
           }));
-      // a removal of other watchers under way alongside left these to us: the server must not keep them
-      orphaned.removeAll(serverTypes);
+      // local: the server is told now, without waiting; otherwise a removal of other watchers under way
+      // alongside may have left these to us: the server must not keep them
+      orphaned.removeAll(told);
       orphaned.forEach(serverType -> read(removal(serverPath, serverType), NO_HOOK));
     };
-    List<Request> requests = new ArrayList<>();
-    for (dev.corral.proto.v1.WatcherType serverType : serverTypes) {
-      requests.add(removal(serverPath, serverType));
-    }
     if (local) {
       removeHere.run();
-      requests.forEach(request -> read(request, NO_HOOK));
       return CompletableFuture.completedFuture(null);
     }
+    List<Request> requests = new ArrayList<>(serverTypes.stream().map(t -> removal(serverPath, t)).toList());
     if (requests.isEmpty()) { // the server keeps its watch for other watchers; still, it must answer
       requests.add(Request.newBuilder().setPing(PingRequest.getDefaultInstance()).build());
     }

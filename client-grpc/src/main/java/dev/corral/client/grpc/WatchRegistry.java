@@ -26,15 +26,26 @@ final class WatchRegistry {
   /** The kinds of watch the client holds. */
   enum Kind {
     /** One-shot, from getData, or exists on an existing node. */
-    DATA,
+    DATA(dev.corral.proto.v1.WatcherType.DATA, EventType.DATA_WATCH_REMOVED),
     /** One-shot, from exists on a missing node. */
-    EXIST,
+    EXIST(dev.corral.proto.v1.WatcherType.DATA, EventType.DATA_WATCH_REMOVED),
     /** One-shot, from getChildren. */
-    CHILD,
-    PERSISTENT,
-    PERSISTENT_RECURSIVE,
+    CHILD(dev.corral.proto.v1.WatcherType.CHILDREN, EventType.CHILD_WATCH_REMOVED),
+    PERSISTENT(dev.corral.proto.v1.WatcherType.PERSISTENT_WATCH, EventType.PERSISTENT_WATCH_REMOVED),
+    PERSISTENT_RECURSIVE(dev.corral.proto.v1.WatcherType.PERSISTENT_RECURSIVE_WATCH,
+        EventType.PERSISTENT_WATCH_REMOVED),
     /** One-shot, from addWatch in FIRST mode. */
-    FIRST;
+    FIRST(dev.corral.proto.v1.WatcherType.FIRST_WATCH, EventType.FIRST_WATCH_REMOVED);
+
+    /** The type by which the server removes this kind of watch (DATA takes both data and exists watches). */
+    final dev.corral.proto.v1.WatcherType serverType;
+    /** What a watcher is told when its watch of this kind is removed, as ZooKeeper tells it. */
+    final EventType removed;
+
+    Kind(dev.corral.proto.v1.WatcherType serverType, EventType removed) {
+      this.serverType = serverType;
+      this.removed = removed;
+    }
 
     boolean oneShot() {
       return this == DATA || this == EXIST || this == CHILD || this == FIRST;
@@ -144,31 +155,17 @@ final class WatchRegistry {
    */
   synchronized List<dev.corral.proto.v1.WatcherType> serverRemovals(String path, Set<Watcher> leaving,
       WatcherType type) {
-    boolean child = held(type, Kind.CHILD, path, leaving);
-    boolean data = held(type, Kind.DATA, path, leaving) || held(type, Kind.EXIST, path, leaving);
-    boolean persistent = held(type, Kind.PERSISTENT, path, leaving);
-    boolean recursive = held(type, Kind.PERSISTENT_RECURSIVE, path, leaving);
-    boolean first = held(type, Kind.FIRST, path, leaving);
-    if (!(child || data || persistent || recursive || first)) {
-      return null;
+    boolean anyHeld = false;
+    Set<dev.corral.proto.v1.WatcherType> serverTypes = new LinkedHashSet<>();
+    for (Kind kind : Kind.values()) {
+      if (held(type, kind, path, leaving)) {
+        anyHeld = true;
+        if (onlyHolders(leaving, path, kind.serverType)) {
+          serverTypes.add(kind.serverType);
+        }
+      }
     }
-    List<dev.corral.proto.v1.WatcherType> serverTypes = new ArrayList<>();
-    if (child && onlyHolders(leaving, path, Kind.CHILD)) {
-      serverTypes.add(dev.corral.proto.v1.WatcherType.CHILDREN);
-    }
-    if (data && onlyHolders(leaving, path, Kind.DATA, Kind.EXIST)) {
-      serverTypes.add(dev.corral.proto.v1.WatcherType.DATA);
-    }
-    if (persistent && onlyHolders(leaving, path, Kind.PERSISTENT)) {
-      serverTypes.add(dev.corral.proto.v1.WatcherType.PERSISTENT_WATCH);
-    }
-    if (recursive && onlyHolders(leaving, path, Kind.PERSISTENT_RECURSIVE)) {
-      serverTypes.add(dev.corral.proto.v1.WatcherType.PERSISTENT_RECURSIVE_WATCH);
-    }
-    if (first && onlyHolders(leaving, path, Kind.FIRST)) {
-      serverTypes.add(dev.corral.proto.v1.WatcherType.FIRST_WATCH);
-    }
-    return serverTypes;
+    return anyHeld ? List.copyOf(serverTypes) : null;
   }
 
   /**
@@ -190,25 +187,13 @@ final class WatchRegistry {
    * ZooKeeper tells them). Nothing is told of a watch that fired meanwhile.
    */
   private void remove(String path, Watcher watcher, WatcherType type, Consumer<EventType> tell) {
-    boolean child = matches(type, Kind.CHILD) && removeOne(Kind.CHILD, path, watcher);
-    boolean data = matches(type, Kind.DATA) && removeOne(Kind.DATA, path, watcher);
-    boolean exist = matches(type, Kind.EXIST) && removeOne(Kind.EXIST, path, watcher);
-    boolean persistent = matches(type, Kind.PERSISTENT) && removeOne(Kind.PERSISTENT, path, watcher);
-    boolean recursive = matches(type, Kind.PERSISTENT_RECURSIVE)
-        && removeOne(Kind.PERSISTENT_RECURSIVE, path, watcher);
-    boolean first = matches(type, Kind.FIRST) && removeOne(Kind.FIRST, path, watcher);
-    if (data || exist) {
-      tell.accept(EventType.DATA_WATCH_REMOVED);
+    Set<EventType> told = new LinkedHashSet<>();
+    for (Kind kind : Kind.values()) {
+      if (matches(type, kind) && removeOne(kind, path, watcher)) {
+        told.add(kind.removed);
+      }
     }
-    if (child) {
-      tell.accept(EventType.CHILD_WATCH_REMOVED);
-    }
-    if (persistent || recursive) {
-      tell.accept(EventType.PERSISTENT_WATCH_REMOVED);
-    }
-    if (first) {
-      tell.accept(EventType.FIRST_WATCH_REMOVED);
-    }
+    told.forEach(tell);
   }
 
   /** The watchers holding a watch of {@code type} on {@code path}, each once. */
@@ -242,10 +227,10 @@ final class WatchRegistry {
     return leaving.stream().anyMatch(holders::contains);
   }
 
-  /** Whether no watcher but those {@code leaving} holds a watch of one of {@code kinds} on {@code path}. */
-  private boolean onlyHolders(Set<Watcher> leaving, String path, Kind... kinds) {
-    for (Kind kind : kinds) {
-      if (!leaving.containsAll(watches.get(kind).getOrDefault(path, Set.of()))) {
+  /** Whether no watcher but those {@code leaving} holds a watch on {@code path} that {@code serverType} removes. */
+  private boolean onlyHolders(Set<Watcher> leaving, String path, dev.corral.proto.v1.WatcherType serverType) {
+    for (Kind kind : Kind.values()) {
+      if (kind.serverType == serverType && !leaving.containsAll(watches.get(kind).getOrDefault(path, Set.of()))) {
         return false;
       }
     }
