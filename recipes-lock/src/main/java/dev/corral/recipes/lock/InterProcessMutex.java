@@ -65,8 +65,8 @@ public final class InterProcessMutex implements InterProcessLock {
    * @throws IllegalArgumentException if {@code path} is not a valid path, or is the root
    */
   public InterProcessMutex(CoordinationClient client, String path) {
-    this(client, path, () -> LOCK_NAME, OrderingRule.first(), name -> name.startsWith(LOCK_NAME),
-        name -> name.startsWith(LOCK_NAME), NO_DATA);
+    this(client, path, () -> LOCK_NAME, OrderingRule.first(), InterProcessMutex::isLockNode,
+        InterProcessMutex::isLockNode, NO_DATA);
   }
 
   /**
@@ -82,6 +82,10 @@ public final class InterProcessMutex implements InterProcessLock {
     this.tracker = new HoldTracker(client, path);
     this.ours = ours;
     this.data = data.clone();
+  }
+
+  private static boolean isLockNode(String name) {
+    return name.startsWith(LOCK_NAME);
   }
 
   @Override
