@@ -93,14 +93,26 @@ class WatchTest {
    * watched by another watcher, did come (events come in the order of the changes).
    */
   private void assertUnheard(Changes changes, Recorder... quiet) throws Exception {
+    assertUnheard(client, changes, quiet);
+  }
+
+  /** As above, for watchers of {@code watching}'s. */
+  private void assertUnheard(CorralClient watching, Changes changes, Recorder... quiet) throws Exception {
     Recorder sentinel = new Recorder();
-    client.exists("/sentinel", sentinel);
+    watching.exists("/sentinel", sentinel);
     changes.make();
     writer.create("/sentinel", NONE, CreateMode.PERSISTENT);
     sentinel.expect(EventType.NODE_CREATED, "/sentinel");
     for (Recorder watcher : quiet) {
       assertTrue(watcher.events.isEmpty(), "no event heard: " + watcher.events);
     }
+  }
+
+  /** As {@link #assertUnheard}, and shows that the server sent no event on {@code path}: it holds no watch there. */
+  private void assertServerSilentOn(String path, Changes changes, Recorder... quiet) throws Exception {
+    faults.dropOnce(message -> message.hasEvent() && message.getEvent().getPath().equals(path));
+    assertUnheard(changes, quiet);
+    assertFalse(faults.dropped().isDone(), "the server still sent an event: " + faults.dropped().getNow(null));
   }
 
   @Test
@@ -256,9 +268,7 @@ class WatchTest {
     client.removeAllWatches("/shared", WatcherType.PERSISTENT);
     first.expect(EventType.PERSISTENT_WATCH_REMOVED, "/shared");
     second.expect(EventType.PERSISTENT_WATCH_REMOVED, "/shared");
-    faults.dropOnce(message -> message.hasEvent() && message.getEvent().getPath().equals("/shared"));
-    assertUnheard(() -> writer.setData("/shared", "x".getBytes(), -1), first, second);
-    assertFalse(faults.dropped().isDone(), "the server still sent an event: " + faults.dropped().getNow(null));
+    assertServerSilentOn("/shared", () -> writer.setData("/shared", "x".getBytes(), -1), first, second);
   }
 
   @Test
@@ -275,9 +285,7 @@ class WatchTest {
     first.expect(EventType.PERSISTENT_WATCH_REMOVED, "/pair");
     second.expect(EventType.PERSISTENT_WATCH_REMOVED, "/pair");
     client.sync("/pair"); // answered after the removal the last of them sent
-    faults.dropOnce(message -> message.hasEvent() && message.getEvent().getPath().equals("/pair"));
-    assertUnheard(() -> writer.setData("/pair", "x".getBytes(), -1), first, second);
-    assertFalse(faults.dropped().isDone(), "the server still sent an event: " + faults.dropped().getNow(null));
+    assertServerSilentOn("/pair", () -> writer.setData("/pair", "x".getBytes(), -1), first, second);
   }
 
   @Test
@@ -477,7 +485,7 @@ class WatchTest {
 
       writer.setData("/rw", "changed".getBytes(), -1);
       kept.expect(EventType.NODE_DATA_CHANGED, "/rw"); // not told of a removal first: it stayed
-      assertNull(dropped.events.poll(200, TimeUnit.MILLISECONDS), "the local removal held");
+      assertUnheard(impatient, () -> writer.setData("/rw", "again".getBytes(), -1), dropped); // the local removal held
     }
   }
 

@@ -14,14 +14,18 @@ import dev.corral.client.CoordinationClient;
 import dev.corral.client.CoordinationException;
 import dev.corral.client.CreateMode;
 import dev.corral.client.SequentialNames;
+import dev.corral.client.grpc.CorralClient;
+import dev.corral.client.grpc.RetryPolicy;
 import dev.corral.testing.TestingServer;
 import java.io.EOFException;
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -331,7 +335,7 @@ class LeaderLatchTest {
           }
           try {
             return method.invoke(real, args);
-          } catch (java.lang.reflect.InvocationTargetException e) {
+          } catch (InvocationTargetException e) {
             throw e.getCause();
           }
         });
@@ -356,9 +360,9 @@ class LeaderLatchTest {
 
   @Test
   void aLeaderWhoseListenerIsInACallWhenTheConnectionGoesHearsNotLeaderOnceItReturns() throws Exception {
-    CoordinationClient impatient = dev.corral.client.grpc.CorralClient.builder()
+    CoordinationClient impatient = CorralClient.builder()
         .connectString(server.getConnectString()).sessionTimeout(Duration.ofSeconds(20))
-        .connectionTimeout(Duration.ofSeconds(1)).retryPolicy(dev.corral.client.grpc.RetryPolicy.none()).build();
+        .connectionTimeout(Duration.ofSeconds(1)).retryPolicy(RetryPolicy.none()).build();
     try {
       LeaderLatch latch = latch(impatient, "calling");
       CountDownLatch leading = new CountDownLatch(1);
@@ -397,8 +401,8 @@ class LeaderLatchTest {
     }
   }
 
-  private static final java.util.Set<String> SERVER_CALLS =
-      java.util.Set.of("exists", "getChildren", "getData", "multi", "create", "delete", "addWatch", "sync");
+  private static final Set<String> SERVER_CALLS =
+      Set.of("exists", "getChildren", "getData", "multi", "create", "delete", "addWatch", "sync");
 
   @Test
   void aLeaderClosedWhileDisconnectedDeletesItsNodeOnceReconnected() throws Exception {

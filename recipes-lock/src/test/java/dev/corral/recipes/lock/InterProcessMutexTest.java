@@ -10,8 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.client.CoordinationClient;
 import dev.corral.client.CoordinationException;
-import dev.corral.client.CreateMode;
-import dev.corral.client.CreateOptions;
 import dev.corral.client.Protection;
 import dev.corral.client.grpc.RetryPolicy;
 import java.time.Duration;
@@ -67,11 +65,7 @@ class InterProcessMutexTest extends ServerTest {
     await().atMost(PATIENCE).until(() -> holder.getParticipantNodes().size() == 2);
     CountingClient counting = clients.newCountingClient();
     InterProcessMutex waiter = new InterProcessMutex(counting.client(), path);
-    Future<?> waiting = clients.threads().submit(() -> {
-      assertTrue(waiter.acquire(seconds(PATIENCE), TimeUnit.SECONDS));
-      waiter.release();
-      return null;
-    });
+    Future<?> waiting = acquiringThenReleasing(waiter);
     await().atMost(PATIENCE).until(() -> counting.calls("addWatch") == 1);
 
     quitting.cancel(true); // the waiter's predecessor gives up: its node goes, the holder's stays
@@ -263,9 +257,7 @@ class InterProcessMutexTest extends ServerTest {
 
   @Test
   void aSequentialNodeOfAnotherKindUnderTheLockPathIsNotInTheWay() throws Exception {
-    CoordinationClient other = clients.newClient();
-    other.create(path + "/item-", new byte[0],
-        CreateOptions.builder(CreateMode.PERSISTENT_SEQUENTIAL).creatingParents().build());
+    createQueueItem();
     InterProcessMutex lock = new InterProcessMutex(clients.newClient(), path);
 
     assertTrue(lock.acquire(seconds(PATIENCE), TimeUnit.SECONDS), "as in Curator, where it sorts after lock nodes");
@@ -275,22 +267,26 @@ class InterProcessMutexTest extends ServerTest {
 
   @Test
   void aWaiterBehindANodeOfAnotherKindWatchesItsPredecessorInsteadOfItsTurn() throws Exception {
-    clients.newClient().create(path + "/item-", new byte[0],
-        CreateOptions.builder(CreateMode.PERSISTENT_SEQUENTIAL).creatingParents().build());
+    createQueueItem();
     InterProcessMutex holder = new InterProcessMutex(clients.newClient(), path);
     holder.acquire();
     CountingClient counting = clients.newCountingClient();
     InterProcessMutex waiter = new InterProcessMutex(counting.client(), path);
-    Future<?> waiting = clients.threads().submit(() -> {
-      assertTrue(waiter.acquire(seconds(PATIENCE), TimeUnit.SECONDS));
-      waiter.release();
-      return null;
-    });
+    Future<?> waiting = acquiringThenReleasing(waiter);
     await().atMost(PATIENCE).until(() -> counting.calls("exists") == 1); // watching the holder's node
 
     holder.release();
     waiting.get(seconds(PATIENCE), TimeUnit.SECONDS);
     // the turn of a node behind the item would come only once the item went
     assertEquals(0, counting.calls("addWatch"), "FIRST watches left");
+  }
+
+  /** Acquires {@code lock} on another thread, then releases it; done once both worked. */
+  private Future<?> acquiringThenReleasing(InterProcessMutex lock) {
+    return clients.threads().submit(() -> {
+      assertTrue(lock.acquire(seconds(PATIENCE), TimeUnit.SECONDS));
+      lock.release();
+      return null;
+    });
   }
 }

@@ -5,8 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.corral.client.CoordinationClient;
-import dev.corral.client.CreateMode;
-import dev.corral.client.CreateOptions;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -32,8 +30,7 @@ class InterProcessReadWriteLockTest extends ServerTest {
 
   @Test
   void aSequentialNodeOfAnotherKindUnderTheLockPathIsNotInTheWay() throws Exception {
-    clients.newClient().create(path + "/item-", new byte[0],
-        CreateOptions.builder(CreateMode.PERSISTENT_SEQUENTIAL).creatingParents().build());
+    createQueueItem();
     InterProcessReadWriteLock lock = newLock();
 
     assertTrue(lock.writeLock().acquire(seconds(PATIENCE), TimeUnit.SECONDS));

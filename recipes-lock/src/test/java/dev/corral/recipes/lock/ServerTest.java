@@ -1,5 +1,8 @@
 package dev.corral.recipes.lock;
 
+import dev.corral.client.CoordinationException;
+import dev.corral.client.CreateMode;
+import dev.corral.client.CreateOptions;
 import dev.corral.testing.TestingServer;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
@@ -35,6 +38,12 @@ abstract class ServerTest {
   @AfterEach
   void tearDown() throws InterruptedException {
     clients.close();
+  }
+
+  /** Makes a sequential node that is no lock node under the lock path, as a queue sharing it would. */
+  void createQueueItem() throws CoordinationException, InterruptedException {
+    clients.newClient().create(path + "/item-", new byte[0],
+        CreateOptions.builder(CreateMode.PERSISTENT_SEQUENTIAL).creatingParents().build());
   }
 
   static long seconds(Duration duration) {
